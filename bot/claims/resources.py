@@ -1,0 +1,156 @@
+"""`repo://` evidence resources: parse, canonicalise and reject exactly as OpenWiki does (format §2.1)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from .errors import EvidenceResourceError
+
+SCHEME = "repo://"
+_MAX_SAFE_INTEGER = 2**53 - 1
+_FRAGMENT = re.compile(r"L([1-9][0-9]*)(?:-L([1-9][0-9]*))?")
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_DRIVE = re.compile(r"[a-zA-Z]:/")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceResource:
+    """A parsed resource: a normalised repository-relative path and an optional 1-based inclusive span."""
+
+    path: str
+    start: int | None = None
+    end: int | None = None
+
+    @property
+    def is_whole_file(self) -> bool:
+        return self.start is None
+
+    @property
+    def canonical(self) -> str:
+        encoded = "/".join(_encode_segment(seg) for seg in self.path.split("/"))
+        if self.start is None:
+            return SCHEME + encoded
+        return f"{SCHEME}{encoded}#L{self.start}-L{self.end}"
+
+    @property
+    def whole_file(self) -> EvidenceResource:
+        return EvidenceResource(self.path)
+
+    def moved_to(self, path: str, start: int | None = None, end: int | None = None) -> EvidenceResource:
+        """The same evidence at another place (used when re-anchoring moved or cosmetic evidence)."""
+        if self.start is None:
+            return EvidenceResource(path)
+        return EvidenceResource(path, start, end)
+
+
+def _encode_segment(segment: str) -> str:
+    # encodeURIComponent keeps A-Z a-z 0-9 - _ . ! ~ * ' ( ); quote() always keeps "_.-~" and letters/digits.
+    try:
+        return quote(segment, safe="!*'()")
+    except UnicodeEncodeError as exc:  # a lone surrogate: encodeURIComponent throws URIError
+        raise EvidenceResourceError("Invalid evidence resource: invalid percent encoding") from exc
+
+
+def _decode_uri_component(value: str) -> str:
+    """JavaScript's decodeURIComponent: every %XX run must decode as strict UTF-8, a stray % is an error."""
+
+    def decode_run(match: re.Match[str]) -> str:
+        run = match.group(0)
+        return bytes(int(run[i + 1 : i + 3], 16) for i in range(0, len(run), 3)).decode("utf-8")
+
+    try:
+        decoded = _PERCENT_RUN.sub(decode_run, value)
+    except UnicodeDecodeError as exc:
+        raise EvidenceResourceError("Invalid evidence resource: invalid percent encoding") from exc
+    if "%" in _PERCENT_RUN.sub("", value):
+        raise EvidenceResourceError("Invalid evidence resource: invalid percent encoding")
+    return decoded
+
+
+def _normalize_posix(path: str) -> str:
+    """node's path.posix.normalize, including its trailing-slash and leading-`..` behaviour."""
+    if not path:
+        return "."
+    absolute = path.startswith("/")
+    trailing = path.endswith("/")
+    segments: list[str] = []
+    for segment in path.split("/"):
+        if segment in ("", "."):
+            continue
+        if segment == "..":
+            if segments and segments[-1] != "..":
+                segments.pop()
+            elif not absolute:
+                segments.append("..")
+        else:
+            segments.append(segment)
+    body = "/".join(segments)
+    if not body:
+        if absolute:
+            return "/"
+        return "./" if trailing else "."
+    if trailing:
+        body += "/"
+    return "/" + body if absolute else body
+
+
+def parse_resource(resource: str) -> EvidenceResource:
+    """Parse a `repo://` resource; raise EvidenceResourceError with OpenWiki's reason when it is rejected."""
+    if not isinstance(resource, str) or not resource.startswith(SCHEME):
+        raise EvidenceResourceError(f"Unsupported evidence resource: {resource!r}")
+    rest = resource[len(SCHEME) :]
+    raw_path, sep, raw_fragment = rest.partition("#")
+    if sep and "#" in raw_fragment:
+        raise EvidenceResourceError("Invalid evidence resource: unescaped fragment delimiter")
+    path = _decode_uri_component(raw_path)
+    fragment = _decode_uri_component(raw_fragment) if sep else None
+    if _CONTROL.search(path) or (fragment is not None and _CONTROL.search(fragment)):
+        raise EvidenceResourceError("Invalid evidence resource: control characters are not allowed")
+
+    path = _normalize_posix(path.replace("\\", "/"))
+    if path.startswith("./"):
+        path = path[2:]
+    if path in ("", ".") or path.startswith(("../", "/")) or _DRIVE.match(path):
+        raise EvidenceResourceError(f"Invalid evidence resource: path must stay inside the repository: {resource!r}")
+    lowered = path.lower()
+    if lowered == ".git" or lowered.startswith(".git/") or lowered == "openwiki" or lowered.startswith("openwiki/"):
+        raise EvidenceResourceError(f"Invalid evidence resource: reserved path: {resource!r}")
+
+    start = end = None
+    if fragment is not None:
+        match = _FRAGMENT.fullmatch(fragment)
+        if match is None:
+            raise EvidenceResourceError(f"Invalid evidence resource: bad line range {fragment!r}")
+        start = int(match.group(1))
+        end = int(match.group(2)) if match.group(2) is not None else start
+        if start > _MAX_SAFE_INTEGER or end > _MAX_SAFE_INTEGER:
+            raise EvidenceResourceError(f"Invalid evidence resource: line number too large {fragment!r}")
+        if end < start:
+            raise EvidenceResourceError(f"Invalid evidence resource: range ends before it starts {fragment!r}")
+
+    parsed = EvidenceResource(path, start, end)
+    canonical = parsed.canonical
+    if canonical != resource and _reparse(canonical) != parsed:
+        raise EvidenceResourceError(f"Invalid evidence resource: does not round-trip: {resource!r}")
+    return parsed
+
+
+def _reparse(canonical: str) -> EvidenceResource | None:
+    try:
+        return parse_resource(canonical)
+    except EvidenceResourceError:
+        return None
+
+
+def canonical_resource(resource: str) -> str:
+    """The canonical form of a resource, raising EvidenceResourceError when OpenWiki would reject it."""
+    return parse_resource(resource).canonical
+
+
+def check_contained(resource: EvidenceResource) -> None:
+    """The resolver's containment check, which catches the bare `..` the parser lets through."""
+    if resource.path == ".." or resource.path.startswith("../"):
+        raise EvidenceResourceError(f"Invalid evidence resource: path escapes the repository: {resource.canonical}")

@@ -1,0 +1,129 @@
+"""Version tokens `repo-file-v1` and `repo-lines-v1`: create, parse strictly, byte-compatible with OpenWiki."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass
+
+from .text import FileText, sha_hex
+
+FILE_PREFIX = "repo-file-v1:sha256:"
+LINES_PREFIX = "repo-lines-v1:sha256:"
+CONTEXT_LINES = 3
+EMPTY_HASH = sha_hex(b"")
+
+_FILE_TOKEN = re.compile(r"repo-file-v1:sha256:([a-f0-9]{64})")
+_LINES_TOKEN = re.compile(r"repo-lines-v1:sha256:([a-f0-9]{64}):([A-Za-z0-9_-]+)")
+_HEX64 = re.compile(r"[a-f0-9]{64}")
+_MAX_SAFE_INTEGER = 2**53 - 1
+_KEYS = (
+    "selectedLineCount",
+    "firstSelectedLineHash",
+    "lastSelectedLineHash",
+    "precedingContextLineCount",
+    "precedingContextHash",
+    "followingContextLineCount",
+    "followingContextHash",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LinesVersion:
+    """A parsed `repo-lines-v1` token: the span's hash plus what the relocation search anchors on."""
+
+    token: str
+    content_hash: str
+    selected_count: int
+    first_hash: str
+    last_hash: str
+    preceding_count: int
+    preceding_hash: str
+    following_count: int
+    following_hash: str
+
+
+def file_version(text: FileText) -> str:
+    """`repo-file-v1` of a whole file."""
+    return FILE_PREFIX + sha_hex(text.data)
+
+
+def lines_version(text: FileText, start: int, end: int) -> str:
+    """`repo-lines-v1` of lines [start, end) (0-based, end exclusive, at least one line)."""
+    lines = text.lines
+    preceding = min(CONTEXT_LINES, start)
+    following = min(CONTEXT_LINES, len(lines) - end)
+    metadata = (
+        f'{{"selectedLineCount":{end - start},'
+        f'"firstSelectedLineHash":"{sha_hex(lines[start])}",'
+        f'"lastSelectedLineHash":"{sha_hex(lines[end - 1])}",'
+        f'"precedingContextLineCount":{preceding},'
+        f'"precedingContextHash":"{sha_hex(b"".join(lines[start - preceding : start]))}",'
+        f'"followingContextLineCount":{following},'
+        f'"followingContextHash":"{sha_hex(b"".join(lines[end : end + following]))}"}}'
+    )
+    payload = base64.urlsafe_b64encode(metadata.encode()).rstrip(b"=").decode()
+    return f"{LINES_PREFIX}{text.span_hash(start, end)}:{payload}"
+
+
+def parse_file_version(token: object) -> str | None:
+    """The digest of a `repo-file-v1` token, or None when the token is not one."""
+    if not isinstance(token, str):
+        return None
+    match = _FILE_TOKEN.fullmatch(token)
+    return match.group(1) if match else None
+
+
+def _safe_int(value: object) -> int | None:
+    # JSON.parse gives numbers; Number.isSafeInteger accepts 3.0 but not true, 3.5 or 2**53.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    number = int(value)
+    return number if abs(number) <= _MAX_SAFE_INTEGER else None
+
+
+def _hex(value: object) -> str | None:
+    return value if isinstance(value, str) and _HEX64.fullmatch(value) else None
+
+
+def parse_lines_version(token: object) -> LinesVersion | None:
+    """Parse a `repo-lines-v1` token strictly; anything malformed is None ("no previous version")."""
+    if not isinstance(token, str):
+        return None
+    match = _LINES_TOKEN.fullmatch(token)
+    if match is None:
+        return None
+    payload = match.group(2)
+    try:
+        raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+        metadata = json.loads(raw.decode("utf-8"))
+    except (binascii.Error, ValueError):
+        return None
+    if not isinstance(metadata, dict) or len(metadata) != len(_KEYS) or any(k not in metadata for k in _KEYS):
+        return None
+    selected = _safe_int(metadata["selectedLineCount"])
+    preceding = _safe_int(metadata["precedingContextLineCount"])
+    following = _safe_int(metadata["followingContextLineCount"])
+    hashes = [_hex(metadata[k]) for k in _KEYS if k.endswith("Hash")]
+    if selected is None or selected < 1 or any(h is None for h in hashes):
+        return None
+    if preceding is None or following is None or not 0 <= preceding <= CONTEXT_LINES:
+        return None
+    if not 0 <= following <= CONTEXT_LINES:
+        return None
+    first, last, preceding_hash, following_hash = hashes
+    return LinesVersion(
+        token=token,
+        content_hash=match.group(1),
+        selected_count=selected,
+        first_hash=first,  # type: ignore[arg-type]
+        last_hash=last,  # type: ignore[arg-type]
+        preceding_count=preceding,
+        preceding_hash=preceding_hash,  # type: ignore[arg-type]
+        following_count=following,
+        following_hash=following_hash,  # type: ignore[arg-type]
+    )
