@@ -1,0 +1,64 @@
+"""Which Markdown files of the wiki are grounded pages, and where each page's sidecar lives (§1.1)."""
+
+from __future__ import annotations
+
+import posixpath
+
+DEFAULT_WIKI_DIR = "openwiki"
+CLAIMS_DIR = ".claims"
+RESERVED_PAGES = frozenset({"index.md", "log.md", "instructions.md", "_plan.md"})
+
+
+def normalize_wiki_dir(wiki_dir: str) -> str:
+    """A repository-relative folder without leading or trailing slashes; refuses escapes and the root."""
+    cleaned = posixpath.normpath(wiki_dir.replace("\\", "/").strip()).strip("/")
+    if cleaned in ("", ".") or cleaned == ".." or cleaned.startswith("../") or cleaned.lower() == ".git":
+        raise ValueError(f"wiki folder must be a folder inside the repository, got {wiki_dir!r}")
+    return cleaned
+
+
+def is_grounded_page(relative: str) -> bool:
+    """OpenWiki's `isGroundedWikiPage` for a path relative to the wiki folder."""
+    segments = relative.split("/")
+    if not relative.endswith(".md") or any(s in ("", ".", "..") for s in segments):
+        return False
+    if any(s.lower() == CLAIMS_DIR for s in segments[:-1]):
+        return False
+    return segments[-1].lower() not in RESERVED_PAGES
+
+
+def sidecar_for(page: str, wiki_dir: str) -> str:
+    """`<wiki>/a/b.md` → `<wiki>/.claims/a/b.json`."""
+    relative = _relative(page, wiki_dir)
+    return f"{wiki_dir}/{CLAIMS_DIR}/{relative[: -len('.md')]}.json"
+
+
+def page_for(sidecar: str, wiki_dir: str) -> str:
+    """`<wiki>/.claims/a/b.json` → `<wiki>/a/b.md`."""
+    relative = _relative(sidecar, f"{wiki_dir}/{CLAIMS_DIR}")
+    return f"{wiki_dir}/{relative[: -len('.json')]}.md"
+
+
+def is_sidecar(path: str, wiki_dir: str) -> bool:
+    prefix = f"{wiki_dir}/{CLAIMS_DIR}/"
+    return path.startswith(prefix) and path.endswith(".json") and not posixpath.basename(path).startswith(".")
+
+
+def page_argument(argument: str, wiki_dir: str) -> str:
+    """A page named as OpenWiki's tools accept it (`/<wiki>/x.md`, `<wiki>/x.md`, or `x.md`) → `<wiki>/x.md`."""
+    path = argument.replace("\\", "/").lstrip("/")
+    if path.startswith("./"):
+        path = path[2:]
+    if not (path + "/").startswith(wiki_dir + "/"):
+        path = f"{wiki_dir}/{path}"
+    relative = _relative(path, wiki_dir)
+    if not is_grounded_page(relative):
+        raise ValueError(f"{argument!r} is not a grounded wiki page (a .md file in {wiki_dir}/, not a reserved one)")
+    return path
+
+
+def _relative(path: str, folder: str) -> str:
+    prefix = folder + "/"
+    if not path.startswith(prefix):
+        raise ValueError(f"{path!r} is not inside {folder}/")
+    return path[len(prefix) :]

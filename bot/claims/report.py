@@ -1,0 +1,268 @@
+"""Renders a sweep report: readable text grouped by page, markdown for a check run, and stable JSON."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+
+from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from .verdicts import Verdict
+
+JSON_FORMAT_VERSION = 1
+_DIFF_LINES = 16
+_ICONS = {
+    Verdict.FRESH: "✓",
+    Verdict.MOVED: "↪",
+    Verdict.COSMETIC: "≈",
+    Verdict.STALE: "✗",
+    Verdict.UNRESOLVED: "?",
+    Verdict.ERROR: "!",
+}
+
+
+def summary_line(report: SweepReport) -> str:
+    s = report.summary
+    parts = [f"{s[v.value]} {v.value}" for v in Verdict if s[v.value]]
+    line = f"{s['claims']} claims on {s['pages']} pages: " + (", ".join(parts) if parts else "nothing to check")
+    if report.base is not None:
+        line += f"; {s['touched']} touched by this change"
+    if s["page_errors"]:
+        line += f"; {s['page_errors']} unreadable sidecars"
+    return line
+
+
+def _header(report: SweepReport) -> str:
+    base = f" · base: {report.base}" if report.base else " · full sweep"
+    return f"Wikiwarden check · {report.wiki_dir}/ · head: {report.head}{base}"
+
+
+def _where(evidence: EvidenceResult) -> str:
+    if evidence.resource_now and evidence.resource_now != evidence.resource:
+        return f"{evidence.resource} → {evidence.resource_now}"
+    return evidence.resource
+
+
+def _diff(old: str | None, new: str | None) -> list[str]:
+    if old is None or new is None:
+        return []
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))[2:]
+    if len(lines) > _DIFF_LINES:
+        lines = [*lines[:_DIFF_LINES], f"… {len(lines) - _DIFF_LINES} more diff lines"]
+    return lines
+
+
+def _evidence_note(evidence: EvidenceResult) -> str:
+    if evidence.error:
+        return evidence.error
+    notes = {
+        Verdict.MOVED: "same text, re-anchored",
+        Verdict.COSMETIC: "only line endings or trailing whitespace changed, re-anchored",
+        Verdict.STALE: "text changed",
+        Verdict.UNRESOLVED: "text or file is gone",
+    }
+    note = notes.get(evidence.verdict, "")
+    if evidence.openwiki_verdict is not None and evidence.openwiki_verdict.value != evidence.verdict.value:
+        note += f"; OpenWiki would say {evidence.openwiki_verdict.value}"
+    return note.strip("; ")
+
+
+def render_text(report: SweepReport, verbose: bool = False) -> str:
+    """A readable report grouped by page; fresh claims are counted, listed only when `verbose`."""
+    out = [_header(report), summary_line(report)]
+    if report.unaffected_pages:
+        out.append(
+            f"{report.unaffected_pages} pages ({report.unaffected_claims} claims) cite nothing this change "
+            "touched and were not re-checked; --all re-checks them."
+        )
+    for page in report.pages:
+        out.append("")
+        out.append(page.page)
+        if page.error:
+            out.append(f"  ! error       {page.error}")
+            continue
+        fresh = 0
+        for claim in page.claims:
+            if claim.verdict is Verdict.FRESH and not verbose:
+                fresh += 1
+                continue
+            mark = ""
+            if claim.touched:
+                mark = "  [this change]"
+            elif report.base and claim.verdict.needs_attention:
+                mark = "  [before this change]"
+            out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {claim.id}  {_clip(claim.statement, 90)}{mark}")
+            if claim.error:
+                out.append(f"      {claim.error}")
+            for evidence in claim.evidence:
+                if evidence.verdict is Verdict.FRESH and not verbose:
+                    continue
+                note = _evidence_note(evidence)
+                out.append(f"      {evidence.verdict.value}: {_where(evidence)}" + (f"  ({note})" if note else ""))
+                out.extend(f"        {line}" for line in _diff(evidence.old_text, evidence.new_text))
+        if fresh:
+            out.append(f"  ✓ {fresh} fresh")
+    if report.ungrounded_pages and verbose:
+        out.append("")
+        out.append("Pages without claims: " + ", ".join(report.ungrounded_pages))
+    return "\n".join(out) + "\n"
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _md_escape(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _md_claim(page: PageResult, claim: ClaimResult) -> list[str]:
+    lines = [f"- **{_md_escape(claim.statement)}**  ", f"  `{page.page}` · `{claim.id}` · {claim.verdict.value}"]
+    if claim.error:
+        lines.append(f"  - {_md_escape(claim.error)}")
+    for evidence in claim.evidence:
+        where = f"`{evidence.resource}`"
+        if evidence.resource_now and evidence.resource_now != evidence.resource:
+            where += f" → `{evidence.resource_now}`"
+        note = _evidence_note(evidence)
+        lines.append(f"  - {evidence.verdict.value}: {where}" + (f" — {_md_escape(note)}" if note else ""))
+        diff = _diff(evidence.old_text, evidence.new_text)
+        if diff:
+            fence = "````" if any("```" in line for line in diff) else "```"
+            lines += ["", "    <details><summary>what changed</summary>", "", f"    {fence}diff"]
+            lines += [f"    {line}" for line in diff]
+            lines += [f"    {fence}", "    </details>", ""]
+    return lines
+
+
+def render_markdown(report: SweepReport, limit: int | None = None) -> str:
+    """The check run's summary: counts, then the claims grouped by what they need; cut safely at `limit`."""
+    s = report.summary
+    head = [
+        f"**{summary_line(report)}**",
+        "",
+        "| " + " | ".join(v.value for v in Verdict) + " |",
+        "|" + "---:|" * len(Verdict),
+        "| " + " | ".join(str(s[v.value]) for v in Verdict) + " |",
+    ]
+    if report.unaffected_pages:
+        head += ["", f"{report.unaffected_pages} pages ({report.unaffected_claims} claims) cite nothing this change touched."]
+    claims = report.claims()
+    touched_attention = [(p, c) for p, c in claims if c.touched and c.verdict.needs_attention]
+    older = [(p, c) for p, c in claims if not c.touched and c.verdict.needs_attention]
+    anchored = [(p, c) for p, c in claims if c.verdict in (Verdict.MOVED, Verdict.COSMETIC)]
+    sections: list[tuple[str, list[tuple[PageResult, ClaimResult]]]] = [
+        ("Made stale by this change" if report.base else "Need attention", touched_attention),
+        ("Already stale before this change" if report.base else "", older),
+        ("Re-anchored automatically (moved or cosmetic)", anchored),
+    ]
+    if not report.base:
+        sections = [("Need attention", touched_attention + older), sections[2]]
+    body: list[str] = []
+    for title, items in sections:
+        if items:
+            body += ["", f"### {title} ({len(items)})", ""]
+            for page, claim in items:
+                body += _md_claim(page, claim)
+    broken = [p for p in report.pages if p.error]
+    if broken:
+        body += ["", f"### Unreadable sidecars ({len(broken)})", ""]
+        body += [f"- `{p.sidecar}`: {_md_escape(p.error or '')}" for p in broken]
+    return _truncate("\n".join(head + body) + "\n", limit)
+
+
+def _truncate(text: str, limit: int | None) -> str:
+    """Cut at a line boundary below `limit`, close an open code fence and details, and say so."""
+    if limit is None or len(text) <= limit:
+        return text
+    note = "\n\n_…the report was cut here to fit; run `wikiwarden check` locally for the rest._\n"
+    budget = limit - len(note) - 32
+    kept: list[str] = []
+    size = 0
+    fence: str | None = None
+    details = 0
+    for line in text.splitlines():
+        if size + len(line) + 1 > budget:
+            break
+        kept.append(line)
+        size += len(line) + 1
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            marker = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            fence = None if fence and marker == fence else (fence or marker)
+        elif stripped.startswith("<details>"):
+            details += 1
+        elif stripped.startswith("</details>"):
+            details -= 1
+    if fence:
+        kept.append(fence)
+    kept.extend(["</details>"] * max(details, 0))
+    return "\n".join(kept) + note
+
+
+def _span(span: tuple[int, int] | None) -> list[int] | None:
+    return list(span) if span else None
+
+
+def report_json(report: SweepReport) -> dict:
+    """The stable JSON document (`format_version` 1), documented in the README."""
+    return {
+        "format_version": JSON_FORMAT_VERSION,
+        "mode": report.mode,
+        "head": report.head,
+        "base": report.base,
+        "wiki_dir": report.wiki_dir,
+        "summary": report.summary,
+        "needs_attention": report.needs_attention,
+        "pages": [
+            {
+                "page": page.page,
+                "sidecar": page.sidecar,
+                "error": page.error,
+                "claims": [
+                    {
+                        "id": claim.id,
+                        "statement": claim.statement,
+                        "verdict": claim.verdict.value,
+                        "touched": claim.touched,
+                        "error": claim.error,
+                        "evidence": [_evidence_json(e) for e in claim.evidence],
+                    }
+                    for claim in page.claims
+                ],
+            }
+            for page in report.pages
+        ],
+        "ungrounded_pages": list(report.ungrounded_pages),
+    }
+
+
+def _evidence_json(evidence: EvidenceResult) -> dict:
+    return {
+        "resource": evidence.resource,
+        "verdict": evidence.verdict.value,
+        "openwiki_verdict": evidence.openwiki_verdict.value if evidence.openwiki_verdict else None,
+        "span": _span(evidence.span),
+        "resource_now": evidence.resource_now,
+        "version_now": evidence.version_now,
+        "touched": evidence.touched,
+        "error": evidence.error,
+        "old_text": evidence.old_text,
+        "new_text": evidence.new_text,
+    }
+
+
+def render_json(report: SweepReport) -> str:
+    return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def render(report: SweepReport, fmt: str, verbose: bool = False) -> str:
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "markdown":
+        return render_markdown(report)
+    return render_text(report, verbose=verbose)
+
+
+__all__: Iterable[str] = ("render", "render_json", "render_markdown", "render_text", "report_json", "summary_line")

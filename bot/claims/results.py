@@ -1,0 +1,84 @@
+"""What a sweep found: per evidence record, per claim, per page, and for the whole wiki."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .verdicts import OpenWikiVerdict, Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceResult:
+    resource: str  # as stored in the sidecar
+    version: str  # as stored in the sidecar
+    verdict: Verdict
+    openwiki_verdict: OpenWikiVerdict | None  # None when the evidence could not be evaluated at all
+    span: tuple[int, int] | None = None  # current 1-based inclusive lines, at resource_now's path
+    resource_now: str | None = None  # where the evidence stands now; differs from `resource` when re-anchored
+    version_now: str | None = None  # the version to store with resource_now
+    touched: bool = False  # this change altered evidence that matched the base commit
+    error: str | None = None
+    old_text: str | None = None  # stale evidence: the recorded text ...
+    new_text: str | None = None  # ... and what stands in its place now
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimResult:
+    id: str
+    statement: str
+    verdict: Verdict  # the worst of its evidence
+    touched: bool  # the change altered at least one of its evidence records
+    evidence: tuple[EvidenceResult, ...]
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PageResult:
+    page: str
+    sidecar: str
+    error: str | None = None  # the sidecar could not be used: none of its claims were evaluated
+    claims: tuple[ClaimResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    head: str
+    base: str | None
+    wiki_dir: str
+    pages: tuple[PageResult, ...]
+    ungrounded_pages: tuple[str, ...] = ()
+    unaffected_pages: int = 0  # diff-aware sweep: pages the change cannot have affected, not re-checked
+    unaffected_claims: int = 0
+    summary: dict[str, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        counts: Counter[str] = Counter({v.value: 0 for v in Verdict})
+        touched = 0
+        for page in self.pages:
+            for claim in page.claims:
+                counts[claim.verdict.value] += 1
+                touched += claim.touched
+        summary = dict(counts)
+        summary.update(
+            claims=sum(len(p.claims) for p in self.pages),
+            touched=touched,
+            pages=len(self.pages),
+            page_errors=sum(1 for p in self.pages if p.error),
+            ungrounded_pages=len(self.ungrounded_pages),
+            unaffected_pages=self.unaffected_pages,
+            unaffected_claims=self.unaffected_claims,
+        )
+        object.__setattr__(self, "summary", summary)
+
+    @property
+    def mode(self) -> str:
+        return "full" if self.base is None else "diff"
+
+    @property
+    def needs_attention(self) -> bool:
+        """True when any claim is stale, unresolved or in error, or a page could not be read."""
+        return any(p.error or any(c.verdict.needs_attention for c in p.claims) for p in self.pages)
+
+    def claims(self) -> list[tuple[PageResult, ClaimResult]]:
+        return [(page, claim) for page in self.pages for claim in page.claims]

@@ -1,0 +1,194 @@
+"""Claims sidecars, schema v1: a strict reader (OpenWiki's zod schema) and a byte-identical writer (§1.2)."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from .errors import SidecarError
+from .text import sha_hex
+
+SCHEMA_VERSION = 1
+_PAGE_VERSION = re.compile(r"sha256:[a-f0-9]{64}")
+# String.prototype.trim's whitespace: WhiteSpace and LineTerminator of ECMA-262 (not Python's str.strip set).
+_JS_WHITESPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRecord:
+    resource: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    id: str
+    statement: str
+    evidence: tuple[EvidenceRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    by: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sidecar:
+    page_version: str
+    claims: tuple[Claim, ...]
+    verification: Verification | None = None
+
+    def with_claims(self, claims: Iterable[Claim]) -> Sidecar:
+        claims = tuple(claims)
+        # OpenWiki omits `verification` when a page has no claims.
+        return replace(self, claims=claims, verification=self.verification if claims else None)
+
+
+def js_trim(value: str) -> str:
+    return value.strip(_JS_WHITESPACE)
+
+
+def page_version(page: bytes) -> str:
+    """`pageVersion`: the hash of the page's exact bytes, front matter included."""
+    return "sha256:" + sha_hex(page)
+
+
+def new_claim_id(taken: Iterable[str] = ()) -> str:
+    """`claim_` and 32 lower-case hex digits, as OpenWiki allocates them; never one already taken."""
+    taken = set(taken)
+    while True:
+        claim_id = "claim_" + uuid.uuid4().hex
+        if claim_id not in taken:
+            return claim_id
+
+
+class _Reader:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, where: str, problem: str) -> SidecarError:
+        return SidecarError(self.path, f"{where}: {problem}" if where else problem)
+
+    def obj(self, value: object, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected an object, got {_kind(value)}")
+        unknown = [k for k in value if k not in required and k not in optional]
+        if unknown:
+            raise self.fail(where, f"unknown key {unknown[0]!r} (schema v1 allows {', '.join(required + optional)})")
+        missing = [k for k in required if k not in value]
+        if missing:
+            raise self.fail(where, f"missing required key {missing[0]!r}")
+        return value
+
+    def canon(self, value: object, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(where, f"expected a string, got {_kind(value)}")
+        if not value:
+            raise self.fail(where, "must not be empty")
+        if js_trim(value) != value:
+            raise self.fail(where, "must not have leading or trailing whitespace")
+        return value
+
+    def array(self, value: object, where: str) -> list:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected an array, got {_kind(value)}")
+        return value
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return {str: "a string", list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    result: dict = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _no_constants(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_sidecar(data: bytes, path: str) -> Sidecar:
+    """Read a sidecar exactly as strictly as OpenWiki does; raise SidecarError naming the file and problem."""
+    reader = _Reader(path)
+    try:
+        raw = json.loads(
+            data.decode("utf-8"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants
+        )
+    except UnicodeDecodeError as exc:
+        raise reader.fail("", f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+    except ValueError as exc:
+        raise reader.fail("", f"invalid JSON: {exc}") from exc
+    top = reader.obj(raw, "", ("schemaVersion", "pageVersion", "claims"), ("verification",))
+    schema = top["schemaVersion"]
+    if isinstance(schema, bool) or schema != SCHEMA_VERSION:
+        raise reader.fail("schemaVersion", f"expected 1, got {json.dumps(schema)}")
+    version = top["pageVersion"]
+    if not isinstance(version, str) or not _PAGE_VERSION.fullmatch(version):
+        raise reader.fail("pageVersion", "expected 'sha256:' and 64 lower-case hex digits")
+    claims = []
+    ids: set[str] = set()
+    for n, item in enumerate(reader.array(top["claims"], "claims")):
+        where = f"claims[{n}]"
+        obj = reader.obj(item, where, ("id", "statement", "evidence"))
+        claim_id = reader.canon(obj["id"], f"{where}.id")
+        if claim_id in ids:
+            raise reader.fail(f"{where}.id", f"duplicate claim id {claim_id!r}")
+        ids.add(claim_id)
+        statement = reader.canon(obj["statement"], f"{where}.statement")
+        records = reader.array(obj["evidence"], f"{where}.evidence")
+        if not records:
+            raise reader.fail(f"{where}.evidence", "must list at least one evidence record")
+        evidence = []
+        resources: set[str] = set()
+        for m, record in enumerate(records):
+            at = f"{where}.evidence[{m}]"
+            rec = reader.obj(record, at, ("resource", "version"))
+            resource = reader.canon(rec["resource"], f"{at}.resource")
+            if resource in resources:
+                raise reader.fail(f"{at}.resource", f"duplicate resource {resource!r} in one claim")
+            resources.add(resource)
+            evidence.append(EvidenceRecord(resource, reader.canon(rec["version"], f"{at}.version")))
+        claims.append(Claim(claim_id, statement, tuple(evidence)))
+    verification = None
+    if "verification" in top:
+        ver = reader.obj(top["verification"], "verification", ("by", "at"))
+        verification = Verification(reader.canon(ver["by"], "verification.by"), reader.canon(ver["at"], "verification.at"))
+    return Sidecar(version, tuple(claims), verification)
+
+
+def render_sidecar(sidecar: Sidecar) -> bytes:
+    """`JSON.stringify(value, null, 2) + "\\n"` with OpenWiki's key order: byte-identical output."""
+    value: dict = {
+        "schemaVersion": SCHEMA_VERSION,
+        "pageVersion": sidecar.page_version,
+        "claims": [
+            {
+                "id": claim.id,
+                "statement": claim.statement,
+                "evidence": [{"resource": e.resource, "version": e.version} for e in claim.evidence],
+            }
+            for claim in sidecar.claims
+        ],
+    }
+    if sidecar.verification is not None:
+        value["verification"] = {"by": sidecar.verification.by, "at": sidecar.verification.at}
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    # JSON.stringify escapes lone surrogates (well-formed JSON.stringify); json.dumps would emit them raw.
+    text = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return (text + "\n").encode("utf-8")

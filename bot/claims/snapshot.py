@@ -1,0 +1,90 @@
+"""What the sweep needs from a source of files: the interface adapters implement, and an in-memory one.
+
+The core never touches a disk, a process or a socket: the local git adapter (`bot/source/git.py`) and the
+GitHub adapter provide snapshots, and tests or the App can hand over files already fetched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+
+class Kind(StrEnum):
+    FILE = "file"
+    SYMLINK = "symlink"  # the path itself, or a folder on the way to it, is a symbolic link
+    DIRECTORY = "directory"
+    OTHER = "other"  # submodule, fifo, device: never evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    kind: Kind
+    size: int | None = None
+
+
+class Snapshot(Protocol):
+    """The files of a repository at one point: a commit, or a working tree."""
+
+    label: str
+
+    def entry(self, path: str) -> Entry | None:
+        """What stands at `path` without following symlinks (a symlinked parent gives SYMLINK); None if nothing."""
+        ...
+
+    def read(self, path: str) -> bytes:
+        """The bytes of the regular file at `path`."""
+        ...
+
+    def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
+        """Every entry below folder `top`, recursively, without descending into symlinks."""
+        ...
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """A hint that these files will be read soon, so an adapter can fetch them in a few batches."""
+        ...
+
+
+class MemorySnapshot:
+    """A snapshot held in memory: files by path, plus symlinks (path → target) and other special entries."""
+
+    def __init__(
+        self,
+        files: Mapping[str, bytes],
+        symlinks: Mapping[str, str] | None = None,
+        label: str = "memory",
+    ) -> None:
+        self.files = dict(files)
+        self.symlinks = dict(symlinks or {})
+        self.label = label
+        self._dirs = {p.rsplit("/", k)[0] for p in [*self.files, *self.symlinks] for k in range(1, p.count("/") + 1)}
+
+    def entry(self, path: str) -> Entry | None:
+        parts = path.split("/")
+        for k in range(1, len(parts) + 1):
+            if "/".join(parts[:k]) in self.symlinks:
+                return Entry(Kind.SYMLINK)
+        if path in self.files:
+            return Entry(Kind.FILE, len(self.files[path]))
+        if path in self._dirs:
+            return Entry(Kind.DIRECTORY)
+        return None
+
+    def read(self, path: str) -> bytes:
+        return self.files[path]
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        """Everything is in memory already."""
+
+    def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
+        prefix = top.rstrip("/") + "/"
+        for path in sorted(self.files):
+            if path.startswith(prefix) and not any(
+                "/".join(path.split("/")[:k]) in self.symlinks for k in range(1, path.count("/") + 1)
+            ):
+                yield path, Entry(Kind.FILE, len(self.files[path]))
+        for path in sorted(self.symlinks):
+            if path.startswith(prefix):
+                yield path, Entry(Kind.SYMLINK)

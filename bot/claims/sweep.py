@@ -1,0 +1,386 @@
+"""The sweep: every claim of the wiki against the head snapshot, through the change from a base if given.
+
+Without a base, each evidence record is checked against its stored version (OpenWiki's algorithm, with
+moved text re-anchored). With a base and the change's file list, evidence on touched files is carried
+through the diff, and only pages the change can have affected are re-checked: cost follows the change.
+Nothing here aborts the sweep: a bad sidecar, resource, symlink, binary or oversized file becomes an
+`error` on its page or claim and the sweep goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .collation import collation_key
+from .errors import EvidenceResourceError, SidecarError
+from .ignore import IGNORE_FILE, IgnoreRules
+from .pages import (
+    DEFAULT_WIKI_DIR,
+    is_grounded_page,
+    is_sidecar,
+    normalize_wiki_dir,
+    page_for,
+)
+from .resources import EvidenceResource, check_contained, parse_resource
+from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from .sidecar import EvidenceRecord, Sidecar, parse_sidecar
+from .snapshot import Kind, Snapshot
+from .text import FileText
+from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
+from .verdicts import Verdict, worst
+from .versions import file_version, lines_version
+
+DEFAULT_MAX_FILE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file of a change: added (no old path), deleted (no new path), modified or renamed."""
+
+    old_path: str | None
+    new_path: str | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """The base snapshot and the files that differ between it and the head (renames detected)."""
+
+    base: Snapshot
+    files: tuple[FileChange, ...]
+
+    @property
+    def paths(self) -> set[str]:
+        return {p for f in self.files for p in (f.old_path, f.new_path) if p}
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    wiki_dir: str = DEFAULT_WIKI_DIR
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    recheck_all: bool = False  # with a change: re-check the claims it cannot have affected too
+
+
+@dataclass
+class LoadedPage:
+    """A grounded page's sidecar as read from the head snapshot, or why it could not be used."""
+
+    page: str
+    sidecar_path: str
+    sidecar: Sidecar | None = None
+    error: str | None = None
+
+
+@dataclass
+class Wiki:
+    wiki_dir: str
+    pages: list[LoadedPage] = field(default_factory=list)  # pages with a sidecar (or a broken one)
+    ungrounded: list[str] = field(default_factory=list)  # pages with no sidecar, or one with no claims
+
+
+def load_wiki(snapshot: Snapshot, wiki_dir: str = DEFAULT_WIKI_DIR) -> Wiki:
+    """Discover the grounded pages and read their sidecars strictly, in OpenWiki's page order."""
+    wiki_dir = normalize_wiki_dir(wiki_dir)
+    pages: set[str] = set()
+    symlinked: set[str] = set()
+    sidecars: list[tuple[str, Kind]] = []
+    for path, entry in snapshot.walk(wiki_dir):
+        if is_sidecar(path, wiki_dir):
+            sidecars.append((path, entry.kind))
+        elif is_grounded_page(path[len(wiki_dir) + 1 :]):
+            (pages if entry.kind is Kind.FILE else symlinked).add(path)
+    wiki = Wiki(wiki_dir)
+    with_claims: set[str] = set()
+    for sidecar_path, kind in sidecars:
+        page = page_for(sidecar_path, wiki_dir)
+        loaded = LoadedPage(page, sidecar_path)
+        if kind is Kind.SYMLINK:
+            loaded.error = f"{sidecar_path}: the sidecar is a symlink; OpenWiki refuses to read or write through one"
+        elif kind is not Kind.FILE:
+            loaded.error = f"{sidecar_path}: not a regular file"
+        elif page in symlinked:
+            loaded.error = f"{page}: the page is a symlink; OpenWiki refuses to persist claims for it"
+        elif not is_grounded_page(page[len(wiki_dir) + 1 :]):
+            loaded.error = f"{sidecar_path}: sidecar of a reserved page ({page.rsplit('/', 1)[-1]} holds no claims)"
+        elif page not in pages:
+            loaded.error = f"{sidecar_path}: orphan sidecar, its page {page} does not exist (OpenWiki deletes it)"
+        else:
+            try:
+                loaded.sidecar = parse_sidecar(snapshot.read(sidecar_path), sidecar_path)
+                if loaded.sidecar.claims:
+                    with_claims.add(page)
+            except SidecarError as exc:
+                loaded.error = str(exc)
+        wiki.pages.append(loaded)
+    wiki.pages.sort(key=lambda p: collation_key(p.page))
+    wiki.ungrounded = sorted(pages - with_claims, key=collation_key)
+    return wiki
+
+
+def sweep(head: Snapshot, change: Change | None = None, options: SweepOptions | None = None) -> SweepReport:
+    """Evaluate every claim (or, with a change, every claim it can have affected) and report per page."""
+    options = options or SweepOptions()
+    wiki = load_wiki(head, options.wiki_dir)
+    return Sweeper(head, change, options, wiki.wiki_dir).run(wiki)
+
+
+class _LazyFiles(Sequence[ChangedFile]):
+    """The change's other files, read only if a deleted span has to be looked for elsewhere."""
+
+    def __init__(self, sweeper: Sweeper, own: FileChange) -> None:
+        self._sweeper = sweeper
+        self._own = own
+        self._items: list[ChangedFile] | None = None
+
+    def _get(self) -> list[ChangedFile]:
+        if self._items is None:
+            self._items = [cf for f, cf in self._sweeper.changed_files() if f != self._own and cf.new is not None]
+        return self._items
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        return self._get()[index]
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __iter__(self) -> Iterator[ChangedFile]:
+        return iter(self._get())
+
+
+class Sweeper:
+    """One sweep's state: file contents read once per snapshot, diffs computed once per changed file."""
+
+    def __init__(self, head: Snapshot, change: Change | None, options: SweepOptions, wiki_dir: str) -> None:
+        self.head = head
+        self.change = change
+        self.options = options
+        self.wiki_dir = wiki_dir
+        self._texts: dict[tuple[int, str], FileText | str | None] = {}
+        self._resources: dict[str, EvidenceResource | str] = {}
+        self._changed: dict[FileChange, ChangedFile] = {}
+        self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
+        self.by_old = {f.old_path: f for f in change.files if f.old_path} if change else {}
+        self.touched_paths = change.paths if change else set()
+        ignore = self.text(head, IGNORE_FILE)
+        self.ignore = IgnoreRules(ignore.text if isinstance(ignore, FileText) else "")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def text(self, snapshot: Snapshot, path: str) -> FileText | str | None:
+        """The file at `path` as text; an error message when it cannot be evidence; None when absent."""
+        key = (id(snapshot), path)
+        if key not in self._texts:
+            self._texts[key] = self._read(snapshot, path)
+        return self._texts[key]
+
+    def _read(self, snapshot: Snapshot, path: str) -> FileText | str | None:
+        entry = snapshot.entry(path)
+        if entry is None or entry.kind in (Kind.DIRECTORY, Kind.OTHER):
+            return None  # OpenWiki: not a regular file resolves to nothing
+        if entry.kind is Kind.SYMLINK:
+            return f"{path} is a symlink or lies under one; evidence must be a regular file"
+        limit = self.options.max_file_bytes
+        if entry.size is not None and entry.size > limit:
+            return f"{path} is larger than the {limit}-byte limit ({entry.size} bytes)"
+        data = snapshot.read(path)
+        if len(data) > limit:
+            return f"{path} is larger than the {limit}-byte limit ({len(data)} bytes)"
+        text = FileText(data)
+        if text.is_binary:
+            return f"{path} is a binary file"
+        return text
+
+    def resource(self, stored: str) -> EvidenceResource | str:
+        parsed = self._resources.get(stored)
+        if parsed is None:
+            try:
+                res = parse_resource(stored)
+                check_contained(res)
+                if res.path == self.wiki_dir or res.path.startswith(self.wiki_dir + "/"):
+                    raise EvidenceResourceError(f"evidence must be code, not the wiki itself: {stored}")
+                if self.ignore and self.ignore.ignored(res.path):
+                    raise EvidenceResourceError(f"{res.path} is excluded by {IGNORE_FILE}")
+                parsed = res
+            except EvidenceResourceError as exc:
+                parsed = str(exc)
+            self._resources[stored] = parsed
+        return parsed
+
+    def changed_file(self, change: FileChange) -> ChangedFile:
+        cf = self._changed.get(change)
+        if cf is None:
+            assert self.change is not None
+            old = self.text(self.change.base, change.old_path) if change.old_path else None
+            new = self.text(self.head, change.new_path) if change.new_path else None
+            cf = ChangedFile(
+                change.new_path if isinstance(new, FileText) else None,
+                old if isinstance(old, FileText) else None,
+                new if isinstance(new, FileText) else None,
+            )
+            self._changed[change] = cf
+        return cf
+
+    def changed_files(self) -> list[tuple[FileChange, ChangedFile]]:
+        if self._all_changed is None:
+            assert self.change is not None
+            self._all_changed = [(f, self.changed_file(f)) for f in self.change.files]
+        return self._all_changed
+
+    # -- recording (hand-kept claims) ---------------------------------------------------------
+
+    def _readable(self, resource: str) -> tuple[EvidenceResource, FileText]:
+        res = self.resource(resource)
+        if isinstance(res, str):
+            raise EvidenceResourceError(res)
+        text = self.text(self.head, res.path)
+        if isinstance(text, str):
+            raise EvidenceResourceError(text)
+        if text is None:
+            raise EvidenceResourceError(f"{res.path} does not exist (or is not a regular file) in {self.head.label}")
+        return res, text
+
+    def record(self, resource: str) -> EvidenceRecord:
+        """New evidence for `resource` as it stands now (OpenWiki's `add`: resolved at the hint)."""
+        res, text = self._readable(resource)
+        if res.is_whole_file:
+            return EvidenceRecord(res.canonical, file_version(text))
+        if res.end > len(text.lines):  # type: ignore[operator]
+            raise EvidenceResourceError(f"{res.canonical}: {res.path} has only {len(text.lines)} lines")
+        return EvidenceRecord(res.canonical, lines_version(text, res.start - 1, res.end))  # type: ignore[operator]
+
+    def rebaseline(self, record: EvidenceRecord) -> EvidenceRecord:
+        """The evidence re-anchored where its text stands now, with the version of that text (`confirm`)."""
+        res, text = self._readable(record.resource)
+        tracked = reference_verdict(res, record.version, text, res.path)
+        if tracked.verdict is Verdict.FRESH:
+            return record
+        if tracked.resource is None or tracked.version is None:
+            raise EvidenceResourceError(
+                f"{record.resource} no longer resolves in {self.head.label}: the text and its anchors are gone; "
+                "retract the claim or add it again with new evidence"
+            )
+        return EvidenceRecord(tracked.resource, tracked.version)
+
+    # -- evaluating ----------------------------------------------------------------------------
+
+    def evaluate(self, record: EvidenceRecord) -> EvidenceResult:
+        res = self.resource(record.resource)
+        if isinstance(res, str):
+            return EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res)
+        current = self.text(self.head, res.path)
+        change = self.by_old.get(res.path)
+        if change is not None:
+            new = self.text(self.head, change.new_path) if change.new_path else None
+            if isinstance(new, str):
+                return self._error(record, res, new, touched=self._matched_base(res, record.version, change))
+            tracked = track(res, record.version, self.changed_file(change), _LazyFiles(self, change))
+        elif isinstance(current, str):
+            return self._error(record, res, current, touched=False)
+        else:
+            tracked = reference_verdict(res, record.version, current, res.path if current else None)
+        ow_text = current if isinstance(current, FileText) else None
+        return _result(record, tracked, openwiki_verdict(res, record.version, ow_text))
+
+    def _error(self, record: EvidenceRecord, res: EvidenceResource, error: str, touched: bool) -> EvidenceResult:
+        current = self.text(self.head, res.path)
+        ow = openwiki_verdict(res, record.version, current) if isinstance(current, FileText) else None
+        return EvidenceResult(record.resource, record.version, Verdict.ERROR, ow, touched=touched, error=error)
+
+    def _matched_base(self, res: EvidenceResource, version: str, change: FileChange) -> bool:
+        """Whether the evidence was in order at the base, so the change is what broke it."""
+        assert self.change is not None
+        old = self.text(self.change.base, change.old_path) if change.old_path else None
+        return isinstance(old, FileText) and reference_verdict(res, version, old, res.path).verdict is Verdict.FRESH
+
+    def affected(self, page: LoadedPage) -> bool:
+        """Whether the change can have altered any claim of this page."""
+        if self.change is None or self.options.recheck_all or IGNORE_FILE in self.touched_paths:
+            return True
+        if page.page in self.touched_paths or page.sidecar_path in self.touched_paths:
+            return True
+        assert page.sidecar is not None
+        for claim in page.sidecar.claims:
+            for record in claim.evidence:
+                res = self.resource(record.resource)
+                if isinstance(res, str) or res.path in self.touched_paths:
+                    return True
+        return False
+
+    def run(self, wiki: Wiki) -> SweepReport:
+        owners: dict[str, str] = {}
+        duplicates: dict[tuple[str, str], str] = {}
+        chosen: list[LoadedPage] = []
+        unaffected_pages = unaffected_claims = 0
+        for page in wiki.pages:
+            if page.sidecar is None:
+                chosen.append(page)
+                continue
+            clash = False
+            for claim in page.sidecar.claims:
+                if claim.id in owners:
+                    duplicates[(page.page, claim.id)] = (
+                        f"claim id {claim.id} is also used on {owners[claim.id]}; ids must be unique"
+                    )
+                    clash = True
+                else:
+                    owners[claim.id] = page.page
+            if clash or self.affected(page):
+                chosen.append(page)
+            else:
+                unaffected_pages += 1
+                unaffected_claims += len(page.sidecar.claims)
+        self._prefetch(chosen)
+        results = [self._page(page, duplicates) for page in chosen]
+        return SweepReport(
+            head=self.head.label,
+            base=self.change.base.label if self.change else None,
+            wiki_dir=self.wiki_dir,
+            pages=tuple(results),
+            ungrounded_pages=tuple(wiki.ungrounded),
+            unaffected_pages=unaffected_pages,
+            unaffected_claims=unaffected_claims,
+        )
+
+    def _prefetch(self, pages: list[LoadedPage]) -> None:
+        """Tell the snapshots every file the sweep will read, so remote ones can batch the reads."""
+        paths = {
+            res.path
+            for page in pages
+            if page.sidecar is not None
+            for claim in page.sidecar.claims
+            for record in claim.evidence
+            if not isinstance(res := self.resource(record.resource), str)
+        }
+        touched = [self.by_old[p] for p in paths if p in self.by_old]
+        self.head.prefetch(sorted(paths | {f.new_path for f in touched if f.new_path}))
+        if self.change is not None and touched:
+            self.change.base.prefetch(sorted(f.old_path for f in touched if f.old_path))
+
+    def _page(self, page: LoadedPage, duplicates: dict[tuple[str, str], str]) -> PageResult:
+        if page.sidecar is None:
+            return PageResult(page.page, page.sidecar_path, page.error)
+        claims = []
+        for claim in page.sidecar.claims:
+            evidence = tuple(self.evaluate(record) for record in claim.evidence)
+            error = duplicates.get((page.page, claim.id))
+            verdict = Verdict.ERROR if error else worst([e.verdict for e in evidence])
+            touched = any(e.touched for e in evidence)
+            claims.append(ClaimResult(claim.id, claim.statement, verdict, touched, evidence, error))
+        return PageResult(page.page, page.sidecar_path, None, tuple(claims))
+
+
+def _result(record: EvidenceRecord, tracked: Tracked, ow: object) -> EvidenceResult:
+    stale = tracked.verdict is Verdict.STALE
+    return EvidenceResult(
+        resource=record.resource,
+        version=record.version,
+        verdict=tracked.verdict,
+        openwiki_verdict=ow,  # type: ignore[arg-type]
+        span=tracked.span,
+        resource_now=tracked.resource,
+        version_now=tracked.version,
+        touched=tracked.diff_aware and tracked.verdict is not Verdict.FRESH,
+        error=tracked.error,
+        old_text=tracked.old_text if stale else None,
+        new_text=tracked.new_text if stale else None,
+    )

@@ -1,0 +1,216 @@
+"""The `wikiwarden` command: check a local repository's wiki, keep claims by hand, see a demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .claims.errors import ClaimsError, EvidenceSecurityError
+from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
+from .claims.report import render
+from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
+from .pipeline import HandKeptClaims, check_repository
+from .source.git import GitError, GitRepository
+
+EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad arguments or a repository that cannot be used: exit status 2."""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", default=".", metavar="PATH", help="the repository (default: the current folder)")
+    parser.add_argument(
+        "--wiki-dir", default=DEFAULT_WIKI_DIR, metavar="DIR", help=f"the wiki folder (default: {DEFAULT_WIKI_DIR})"
+    )
+    parser.add_argument(
+        "--max-file-size",
+        type=int,
+        default=DEFAULT_MAX_FILE_BYTES,
+        metavar="BYTES",
+        help=f"evidence files larger than this are reported as errors (default: {DEFAULT_MAX_FILE_BYTES})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wikiwarden", description="Keep a repository's OpenWiki code wiki honest as the code moves."
+    )
+    parser.add_argument("--version", action="version", version=f"wikiwarden {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = commands.add_parser(
+        "check",
+        help="report which wiki claims are fresh, moved, cosmetic, stale, unresolved or in error",
+        description="Check every claim against its evidence. With --base, carry evidence through the change "
+        "from that commit and re-check only what the change can have affected. Exit 0 when nothing needs "
+        "attention, 1 when a claim is stale, unresolved or in error, 2 on usage or repository errors.",
+    )
+    _common(check)
+    check.add_argument("--base", metavar="REV", help="compare with this commit (diff-aware sweep)")
+    check.add_argument("--head", metavar="REV", help="check this commit from git's objects (default: the working tree)")
+    check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    check.add_argument("--all", action="store_true", help="with --base, also re-check claims the change cannot affect")
+    check.add_argument("--verbose", "-v", action="store_true", help="text format: list fresh claims too")
+    check.set_defaults(run=_check)
+
+    claim = commands.add_parser("claim", help="keep claims by hand: add, confirm, retract, list")
+    claim_commands = claim.add_subparsers(dest="claim_command", required=True, metavar="ACTION")
+    add = claim_commands.add_parser("add", help="ground a page: add a claim with its evidence")
+    _common(add)
+    add.add_argument("page", help="the page: openwiki/x.md, /openwiki/x.md or x.md")
+    add.add_argument("statement", help="the factual statement the page makes")
+    add.add_argument("resources", nargs="+", metavar="RESOURCE", help="evidence, e.g. repo://src/x.py#L10-L24")
+    add.set_defaults(run=_claim_add)
+    confirm = claim_commands.add_parser("confirm", help="re-baseline a claim's evidence to the code as it is now")
+    _common(confirm)
+    confirm.add_argument("id")
+    confirm.set_defaults(run=_claim_confirm)
+    retract = claim_commands.add_parser("retract", help="remove a claim")
+    _common(retract)
+    retract.add_argument("id")
+    retract.set_defaults(run=_claim_retract)
+    listing = claim_commands.add_parser("list", help="list claims, of one page or of the whole wiki")
+    _common(listing)
+    listing.add_argument("page", nargs="?")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.set_defaults(run=_claim_list)
+
+    demo = commands.add_parser(
+        "demo", help="build an example repository whose history moves, renames, reformats, changes and deletes "
+        "evidence, then check it"
+    )
+    demo.add_argument("--dir", metavar="PATH", help="where to build it (default: a new temporary folder)")
+    demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    demo.set_defaults(run=_demo)
+    return parser
+
+
+def _repo(args: argparse.Namespace) -> GitRepository:
+    try:
+        return GitRepository(args.repo)
+    except GitError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _options(args: argparse.Namespace) -> SweepOptions:
+    if args.max_file_size <= 0:
+        raise UsageError("--max-file-size must be a positive number of bytes")
+    try:
+        wiki_dir = normalize_wiki_dir(args.wiki_dir)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    return SweepOptions(wiki_dir=wiki_dir, max_file_bytes=args.max_file_size, recheck_all=getattr(args, "all", False))
+
+
+def _check(args: argparse.Namespace) -> int:
+    options = _options(args)
+    if args.all and args.base is None:
+        raise UsageError("--all only makes sense with --base")
+    with _repo(args) as repo:
+        try:
+            report = check_repository(repo, args.base, args.head, options)
+        except GitError as exc:
+            raise UsageError(str(exc)) from exc
+    sys.stdout.write(render(report, args.format, verbose=args.verbose))
+    return EXIT_ATTENTION if report.needs_attention else EXIT_OK
+
+
+def _claims(args: argparse.Namespace) -> tuple[GitRepository, HandKeptClaims]:
+    options = _options(args)
+    repo = _repo(args)
+    return repo, HandKeptClaims(repo, options.wiki_dir, options.max_file_bytes)
+
+
+def _claim_add(args: argparse.Namespace) -> int:
+    repo, claims = _claims(args)
+    with repo:
+        edit = claims.add(args.page, args.statement, args.resources)
+    assert edit.claim is not None
+    print(f"added {edit.claim.id} to {edit.page} ({edit.sidecar})")
+    for record in edit.claim.evidence:
+        print(f"  {record.resource}")
+    return EXIT_OK
+
+
+def _claim_confirm(args: argparse.Namespace) -> int:
+    repo, claims = _claims(args)
+    with repo:
+        edit = claims.confirm(args.id)
+    assert edit.claim is not None
+    print(f"confirmed {edit.claim.id} on {edit.page}; evidence re-baselined to the code as it is now:")
+    for record in edit.claim.evidence:
+        print(f"  {record.resource}")
+    return EXIT_OK
+
+
+def _claim_retract(args: argparse.Namespace) -> int:
+    repo, claims = _claims(args)
+    with repo:
+        edit = claims.retract(args.id)
+    print(f"retracted {args.id} from {edit.page} ({edit.sidecar})")
+    return EXIT_OK
+
+
+def _claim_list(args: argparse.Namespace) -> int:
+    repo, claims = _claims(args)
+    with repo:
+        found = claims.list(args.page)
+        broken = [p for p in load_wiki(claims.wiki.snapshot, claims.wiki_dir).pages if p.error]
+    if args.format == "json":
+        document = {
+            "claims": [
+                {
+                    "page": page,
+                    "id": claim.id,
+                    "statement": claim.statement,
+                    "evidence": [{"resource": e.resource, "version": e.version} for e in claim.evidence],
+                }
+                for page, claim in found
+            ],
+            "errors": [{"page": p.page, "error": p.error} for p in broken],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        current = None
+        for page, claim in found:
+            if page != current:
+                print(page)
+                current = page
+            print(f"  {claim.id}  {claim.statement}")
+            for record in claim.evidence:
+                print(f"      {record.resource}")
+        for page in broken:
+            print(f"! {page.error}", file=sys.stderr)
+        if not found and not broken:
+            print("no claims")
+    return EXIT_ATTENTION if broken else EXIT_OK
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.dir, args.format)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (UsageError, GitError, ClaimsError, EvidenceSecurityError, LookupError, OSError, ValueError) as exc:
+        print(f"wikiwarden: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""Writes to the wiki of a local checkout: sidecars replaced atomically, never through a symlink."""
+
+from __future__ import annotations
+
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from .claims.errors import EvidenceSecurityError
+from .claims.pages import sidecar_for
+from .claims.sidecar import Claim, Sidecar, parse_sidecar, render_sidecar
+from .claims.sweep import load_wiki
+from .source.git import WorktreeSnapshot
+
+
+class LocalWiki:
+    """The wiki folder of a working tree, read and written the way OpenWiki persists claims."""
+
+    def __init__(self, root: Path, wiki_dir: str) -> None:
+        self.root = root
+        self.wiki_dir = wiki_dir
+        self.snapshot = WorktreeSnapshot(root)
+
+    def _check_real(self, relative: str, *, must_exist: bool) -> Path:
+        """Refuse a path whose file or any folder on the way is a symlink (OpenWiki's persistence rule)."""
+        parts = relative.split("/")
+        for k in range(1, len(parts) + 1):
+            here = self.root.joinpath(*parts[:k])
+            try:
+                mode = os.lstat(here).st_mode
+            except FileNotFoundError:
+                if must_exist and k == len(parts):
+                    raise FileNotFoundError(f"{relative} does not exist") from None
+                return self.root / relative
+            if stat.S_ISLNK(mode):
+                raise EvidenceSecurityError(f"{'/'.join(parts[:k])} is a symlink; refusing to read or write through it")
+            if k < len(parts) and not stat.S_ISDIR(mode):
+                raise NotADirectoryError(f"{'/'.join(parts[:k])} is not a folder")
+        if not stat.S_ISREG(os.lstat(self.root / relative).st_mode):
+            raise IsADirectoryError(f"{relative} is not a regular file")
+        return self.root / relative
+
+    def read_page(self, page: str) -> bytes:
+        return self._check_real(page, must_exist=True).read_bytes()
+
+    def read_sidecar(self, page: str) -> Sidecar | None:
+        """The page's sidecar, None when it has none; SidecarError when it is not valid schema v1."""
+        path = sidecar_for(page, self.wiki_dir)
+        target = self._check_real(path, must_exist=False)
+        if not target.exists():
+            return None
+        return parse_sidecar(target.read_bytes(), path)
+
+    def write_sidecar(self, page: str, sidecar: Sidecar) -> str:
+        """Write atomically: a temporary file beside it, then rename over (what OpenWiki does)."""
+        path = sidecar_for(page, self.wiki_dir)
+        self._check_real(page, must_exist=True)
+        self._check_real(path, must_exist=False)
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._check_real(path, must_exist=False)  # the folders just made are real; check nothing raced in
+        temp = target.parent / f".{target.name}.{uuid.uuid4()}.tmp"
+        try:
+            with open(temp, "xb") as handle:
+                handle.write(render_sidecar(sidecar))
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, target)
+        finally:
+            if temp.exists():
+                temp.unlink()
+        return path
+
+    def all_claims(self) -> list[tuple[str, Claim]]:
+        """Every claim of every readable sidecar, as (page, claim); used to find ids and keep them unique."""
+        found = []
+        for loaded in load_wiki(self.snapshot, self.wiki_dir).pages:
+            if loaded.sidecar is not None:
+                found.extend((loaded.page, claim) for claim in loaded.sidecar.claims)
+        return found
+
+    def find(self, claim_id: str) -> str:
+        """The page holding claim `claim_id`."""
+        pages = [page for page, claim in self.all_claims() if claim.id == claim_id]
+        if not pages:
+            raise LookupError(f"no claim {claim_id} in {self.wiki_dir}/")
+        if len(pages) > 1:
+            raise LookupError(f"claim {claim_id} appears on several pages: {', '.join(pages)}")
+        return pages[0]

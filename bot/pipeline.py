@@ -1,0 +1,75 @@
+"""The use cases that tie the core to its adapters: check a local repository, edit its claims by hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .claims.edit import add_claim, replace_evidence, retract_claim
+from .claims.pages import normalize_wiki_dir, page_argument
+from .claims.results import SweepReport
+from .claims.sidecar import Claim
+from .claims.sweep import Change, Sweeper, SweepOptions, sweep
+from .localwiki import LocalWiki
+from .source.git import GitRepository
+
+
+def check_repository(
+    repo: GitRepository, base: str | None = None, head: str | None = None, options: SweepOptions | None = None
+) -> SweepReport:
+    """Sweep the wiki at `head` (a commit, or the working tree when None), through the change from `base`."""
+    options = options or SweepOptions()
+    head_commit = repo.resolve(head) if head is not None else None
+    head_snapshot = repo.snapshot(head) if head is not None else repo.worktree()
+    change = None
+    if base is not None:
+        base_snapshot = repo.snapshot(base)
+        change = Change(base_snapshot, repo.changes(base_snapshot.commit, head_commit))
+    return sweep(head_snapshot, change, options)
+
+
+@dataclass(frozen=True)
+class ClaimEdit:
+    page: str
+    sidecar: str
+    claim: Claim | None  # None after a retraction
+
+
+class HandKeptClaims:
+    """`wikiwarden claim ...`: a person grounding a page by hand, with OpenWiki's sidecar semantics."""
+
+    def __init__(self, repo: GitRepository, wiki_dir: str, max_file_bytes: int | None = None) -> None:
+        self.wiki_dir = normalize_wiki_dir(wiki_dir)
+        self.wiki = LocalWiki(repo.root, self.wiki_dir)
+        options = SweepOptions(wiki_dir=self.wiki_dir)
+        if max_file_bytes is not None:
+            options = SweepOptions(wiki_dir=self.wiki_dir, max_file_bytes=max_file_bytes)
+        self.reader = Sweeper(self.wiki.snapshot, None, options, self.wiki_dir)
+
+    def add(self, page_arg: str, statement: str, resources: list[str]) -> ClaimEdit:
+        page = page_argument(page_arg, self.wiki_dir)
+        page_bytes = self.wiki.read_page(page)
+        sidecar = self.wiki.read_sidecar(page)
+        evidence = [self.reader.record(resource) for resource in resources]
+        taken = [claim.id for _, claim in self.wiki.all_claims()]
+        updated, claim = add_claim(sidecar, page_bytes, statement, evidence, taken)
+        return ClaimEdit(page, self.wiki.write_sidecar(page, updated), claim)
+
+    def confirm(self, claim_id: str) -> ClaimEdit:
+        page = self.wiki.find(claim_id)
+        sidecar = self.wiki.read_sidecar(page)
+        assert sidecar is not None
+        claim = next(c for c in sidecar.claims if c.id == claim_id)
+        evidence = [self.reader.rebaseline(record) for record in claim.evidence]
+        updated = replace_evidence(sidecar, self.wiki.read_page(page), claim_id, evidence)
+        return ClaimEdit(page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id))
+
+    def retract(self, claim_id: str) -> ClaimEdit:
+        page = self.wiki.find(claim_id)
+        sidecar = self.wiki.read_sidecar(page)
+        assert sidecar is not None
+        updated = retract_claim(sidecar, self.wiki.read_page(page), claim_id)
+        return ClaimEdit(page, self.wiki.write_sidecar(page, updated), None)
+
+    def list(self, page_arg: str | None = None) -> list[tuple[str, Claim]]:
+        page = page_argument(page_arg, self.wiki_dir) if page_arg else None
+        return [(p, c) for p, c in self.wiki.all_claims() if page is None or p == page]
