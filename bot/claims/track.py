@@ -9,6 +9,7 @@ touched) before it is called unresolved. Otherwise the reference algorithm decid
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -68,6 +69,21 @@ class ChangedFile:
     def _normalized_index(self) -> dict[bytes, list[int]]:
         return _index(self._normalized_lines)
 
+    @cached_property
+    def _counts(self) -> tuple[Counter[bytes], Counter[bytes]]:
+        assert self.old is not None
+        return Counter(normalized(x) for x in self.old.lines), Counter(self._normalized_lines)
+
+    def anchors_in_place(self, line: bytes) -> bool:
+        """Whether a surviving line proves its span stayed: it occurs exactly once on each side.
+
+        A common line (blank, brace, `# comment`) can be matched to a neighbour of its old place even
+        though its block moved away; a line unique on both sides cannot.
+        """
+        old_counts, new_counts = self._counts
+        key = normalized(line)
+        return old_counts[key] == 1 and new_counts[key] == 1
+
     def added_occurrences(self, lines: list[bytes], *, loose: bool) -> list[int]:
         """Starts of every copy of `lines` here that the change added (at least one of its lines is new)."""
         if self.new is None or not lines:
@@ -89,11 +105,6 @@ def _index(lines: list[bytes]) -> dict[bytes, list[int]]:
     for i, line in enumerate(lines):
         index.setdefault(line, []).append(i)
     return index
-
-
-def _is_significant(line: bytes) -> bool:
-    """A line whose survival says the span is still here: not blank, not bare punctuation."""
-    return any(c.isalnum() for c in line.decode("utf-8", "replace"))
 
 
 def track(res: EvidenceResource, stored: str, own: ChangedFile, others: Sequence[ChangedFile] = ()) -> Tracked:
@@ -135,14 +146,19 @@ def _track_span(
         for t in placements:
             if 0 <= t and t + n <= len(new_lines) and _loose_equal(new_lines[t : t + n], old_lines):
                 return _placed(res, stored, own, t, old_lines)
-    if not any(_is_significant(old_lines[k]) for k in survivors):
+    # The span was deleted here when at most half of its lines survive and none of them is a line
+    # unique on both sides: only then can its text have gone elsewhere.
+    deleted = 2 * len(survivors) <= n and not any(own.anchors_in_place(old_lines[k]) for k in survivors)
+    if deleted:
         moved = _find_moved([own, *others], old_lines)
         if moved is not None:
             target, t = moved
             return _placed(res, stored, target, t, old_lines)
     if own.new is not None:
         lo, hi = own.diff.new_start_of(s), own.diff.new_end_of(e - 1)
-        if hi > lo:
+        # Something stands in the span's place: changed, unless the span was deleted and all that is
+        # left between its neighbours are lines that were there before (no added line).
+        if hi > lo and (not deleted or any(own.diff.new_added[lo:hi])):
             return _stale(res, own, lo, hi, own.old.join(s, e))
     return Tracked(Verdict.UNRESOLVED, diff_aware=True)
 

@@ -1,0 +1,154 @@
+"""Version tokens: creation as OpenWiki writes them, and strict parsing (anything malformed is "no version")."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+
+import pytest
+
+from bot.claims import resolve_evidence
+from bot.claims.text import FileText, split_lines
+from bot.claims.versions import (
+    EMPTY_HASH,
+    file_version,
+    lines_version,
+    parse_file_version,
+    parse_lines_version,
+)
+
+TEXT = b"one\ntwo\r\nthree\nfour\nfive\nsix\nseven\neight"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _token(meta: dict | str, content_hash: str = "a" * 64) -> str:
+    raw = meta if isinstance(meta, str) else json.dumps(meta, separators=(",", ":"))
+    payload = base64.urlsafe_b64encode(raw.encode()).rstrip(b"=").decode()
+    return f"repo-lines-v1:sha256:{content_hash}:{payload}"
+
+
+def _meta(**overrides: object) -> dict:
+    meta = {
+        "selectedLineCount": 2,
+        "firstSelectedLineHash": "b" * 64,
+        "lastSelectedLineHash": "c" * 64,
+        "precedingContextLineCount": 1,
+        "precedingContextHash": "d" * 64,
+        "followingContextLineCount": 3,
+        "followingContextHash": "e" * 64,
+    }
+    meta.update(overrides)
+    return meta
+
+
+def test_split_lines_is_lf_only_and_keeps_terminators() -> None:
+    assert split_lines(b"") == []
+    assert split_lines(b"a") == [b"a"]
+    assert split_lines(b"a\n") == [b"a\n"]
+    assert split_lines(b"a\r\nb\rc\x0bd\xe2\x80\xa8e\n\n") == [b"a\r\n", b"b\rc\x0bd\xe2\x80\xa8e\n", b"\n"]
+
+
+def test_invalid_utf8_is_replaced_like_whatwg_and_bom_kept() -> None:
+    text = FileText(b"\xef\xbb\xbfok\xff\xfe\n")
+    assert text.text == "\ufeffok\ufffd\ufffd\n"
+    assert text.data == "\ufeffok\ufffd\ufffd\n".encode()
+
+
+def test_file_version_hashes_decoded_text() -> None:
+    assert file_version(FileText(b"abc")) == "repo-file-v1:sha256:" + _sha(b"abc")
+    # Two different invalid bytes decode to the same U+FFFD, so OpenWiki gives them the same version.
+    assert file_version(FileText(b"\xff")) == file_version(FileText(b"\xfe"))
+
+
+def test_lines_version_layout() -> None:
+    text = FileText(TEXT)
+    token = lines_version(text, 3, 5)  # lines 4-5
+    prefix, algo, content_hash, payload = token.split(":")
+    assert (prefix, algo) == ("repo-lines-v1", "sha256")
+    assert content_hash == _sha(b"four\nfive\n")
+    meta = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    assert "=" not in payload and " " not in meta
+    assert list(json.loads(meta)) == list(_meta())  # exact key order
+    assert json.loads(meta) == {
+        "selectedLineCount": 2,
+        "firstSelectedLineHash": _sha(b"four\n"),
+        "lastSelectedLineHash": _sha(b"five\n"),
+        "precedingContextLineCount": 3,
+        "precedingContextHash": _sha(b"one\ntwo\r\nthree\n"),
+        "followingContextLineCount": 3,
+        "followingContextHash": _sha(b"six\nseven\neight"),
+    }
+
+
+def test_context_counts_clip_at_file_edges() -> None:
+    text = FileText(b"a\nb\n")
+    meta = parse_lines_version(lines_version(text, 0, 2))
+    assert meta is not None
+    assert (meta.preceding_count, meta.preceding_hash) == (0, EMPTY_HASH)
+    assert (meta.following_count, meta.following_hash) == (0, EMPTY_HASH)
+
+
+def test_parse_round_trip() -> None:
+    token = lines_version(FileText(TEXT), 1, 4)
+    parsed = parse_lines_version(token)
+    assert parsed is not None and parsed.token == token and parsed.selected_count == 3
+    assert parse_file_version("repo-file-v1:sha256:" + "0" * 64) == "0" * 64
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        None,
+        42,
+        "",
+        "garbage",
+        "repo-file-v1:sha256:" + "0" * 64,  # a file token on a range resource
+        "repo-lines-v1:sha256:" + "A" * 64 + ":" + _token(_meta()).rsplit(":", 1)[1],  # upper-case hex
+        "repo-lines-v1:sha256:" + "a" * 63 + ":" + _token(_meta()).rsplit(":", 1)[1],
+        "repo-lines-v1:sha1:" + "a" * 64 + ":" + _token(_meta()).rsplit(":", 1)[1],
+        _token(_meta()) + "=",  # padding is not part of the format
+        _token(_meta()) + ":extra",
+        "repo-lines-v1:sha256:" + "a" * 64 + ":!!!",
+        _token("not json"),
+        _token("[1,2]"),
+        _token({k: v for k, v in _meta().items() if k != "followingContextHash"}),  # 6 keys
+        _token(_meta(extra=1)),  # 8 keys
+        _token(_meta(selectedLineCount=0)),
+        _token(_meta(selectedLineCount=-1)),
+        _token(_meta(selectedLineCount=1.5)),
+        _token(_meta(selectedLineCount="2")),
+        _token(_meta(selectedLineCount=True)),
+        _token(_meta(selectedLineCount=2**53)),
+        _token(_meta(precedingContextLineCount=4)),
+        _token(_meta(followingContextLineCount=-1)),
+        _token(_meta(firstSelectedLineHash="B" * 64)),
+        _token(_meta(lastSelectedLineHash="c" * 63)),
+        _token(_meta(precedingContextHash=None)),
+    ],
+)
+def test_malformed_lines_tokens_are_no_version(token: object) -> None:
+    assert parse_lines_version(token) is None
+
+
+def test_integral_floats_are_safe_integers_as_in_javascript() -> None:
+    parsed = parse_lines_version(_token('{"selectedLineCount":2.0,' + json.dumps(_meta())[1:].split(",", 1)[1]))
+    assert parsed is not None and parsed.selected_count == 2
+
+
+def test_malformed_previous_version_resolves_fresh_at_the_hint() -> None:
+    """OpenWiki: no usable previous version → a new version at the hint (so the claim reads as stale)."""
+    found = resolve_evidence("repo://x.txt#L2-L3", TEXT, "repo-lines-v1:sha256:garbage")
+    assert found is not None and found.span == (2, 3)
+    assert found.version == lines_version(FileText(TEXT), 1, 3)
+    assert resolve_evidence("repo://x.txt#L8-L9", TEXT, "garbage") is None  # hint past the end: nothing
+
+
+def test_whole_file_ignores_previous_version_and_directories_resolve_to_nothing() -> None:
+    found = resolve_evidence("repo://x.txt", TEXT, "whatever")
+    assert found is not None and found.version == file_version(FileText(TEXT)) and found.span is None
+    assert resolve_evidence("repo://x/", b"", None) is None
+    assert resolve_evidence("repo://x.txt", None) is None
