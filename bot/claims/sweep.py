@@ -307,24 +307,21 @@ class Sweeper:
         return False
 
     def run(self, wiki: Wiki) -> SweepReport:
-        owners: dict[str, str] = {}
-        duplicates: dict[tuple[str, str], str] = {}
+        owners: dict[str, list[str]] = {}
+        for page in wiki.pages:
+            for claim in page.sidecar.claims if page.sidecar else ():
+                owners.setdefault(claim.id, []).append(page.page)
+        duplicates = {
+            (page, claim_id): "claim id is also used on " + ", ".join(p for p in pages if p != page) + "; ids must be unique"
+            for claim_id, pages in owners.items()
+            if len(pages) > 1
+            for page in pages
+        }
+        clashing = {page for page, _ in duplicates}
         chosen: list[LoadedPage] = []
         unaffected_pages = unaffected_claims = 0
         for page in wiki.pages:
-            if page.sidecar is None:
-                chosen.append(page)
-                continue
-            clash = False
-            for claim in page.sidecar.claims:
-                if claim.id in owners:
-                    duplicates[(page.page, claim.id)] = (
-                        f"claim id {claim.id} is also used on {owners[claim.id]}; ids must be unique"
-                    )
-                    clash = True
-                else:
-                    owners[claim.id] = page.page
-            if clash or self.affected(page):
+            if page.sidecar is None or page.page in clashing or self.affected(page):
                 chosen.append(page)
             else:
                 unaffected_pages += 1
