@@ -1,0 +1,514 @@
+"""Integration tests of the local git adapter (bot/source/git.py) against real throwaway repositories."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import GIT_ENV, GitRepo
+
+from bot.claims.snapshot import Entry, Kind
+from bot.claims.sweep import FileChange
+from bot.source.git import CommitSnapshot, GitError, GitRepository, WorktreeSnapshot
+
+HEX40 = re.compile(r"[0-9a-f]{40}")
+
+BINARY = bytes(range(256)) * 4 + b"\0\n\r\n\xff\xfe"
+CRLF = b"first line\r\nsecond line\r\n\r\nno final newline\r"
+# A module long enough that a small edit keeps it above git's 50% rename similarity threshold.
+MODULE = "".join(f"def function_{n}():\n    return {n}\n\n\n" for n in range(20))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The adapter's own git calls ignore the machine's git configuration and stop at tmp_path."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+
+
+@pytest.fixture
+def git(repo: GitRepo):
+    with GitRepository(repo.root) as opened:
+        yield opened
+
+
+def _blob_ids(git: GitRepository, commit: str) -> dict[str, str]:
+    return {path: entry.oid for path, entry in git.tree(commit).items()}
+
+
+# -- opening a repository and resolving revisions ------------------------------------------------------
+
+
+def test_opens_from_a_subfolder_with_the_top_level_as_root(repo: GitRepo) -> None:
+    repo.write("src/pkg/mod.py", "x = 1\n")
+    repo.commit()
+    with GitRepository(repo.root / "src" / "pkg") as opened:
+        assert opened.root == repo.root.resolve()
+        assert opened.snapshot("HEAD").read("src/pkg/mod.py") == b"x = 1\n"
+
+
+def test_a_folder_outside_any_repository_is_refused(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    with pytest.raises(GitError, match=r"plain is not inside a git repository"):
+        GitRepository(plain)
+
+
+def test_a_missing_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match=r"nowhere is not a directory"):
+        GitRepository(tmp_path / "nowhere")
+
+
+def test_a_bare_repository_is_refused_as_bare(tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True, capture_output=True)
+    with pytest.raises(GitError, match=r"bare\.git is a bare repository; a working tree is needed"):
+        GitRepository(bare)
+
+
+def test_resolve_branch_tag_and_relative_revisions(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("a.txt", "one\n")
+    first = repo.commit("first", tag="v1")
+    repo.write("a.txt", "two\n")
+    second = repo.commit("second")
+    assert git.resolve("main") == second
+    assert git.resolve("HEAD") == second
+    assert git.resolve("v1") == first
+    assert git.resolve("HEAD~1") == first
+    assert git.resolve(first[:10]) == first
+    for rev in ("main", "v1", "HEAD~1"):
+        assert HEX40.fullmatch(git.resolve(rev))
+
+
+def test_resolve_refuses_bad_revisions(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("a.txt", "one\n")
+    repo.commit()
+    blob = git.tree("HEAD")["a.txt"].oid
+    with pytest.raises(GitError, match=r"'no-such-branch' does not name a commit"):
+        git.resolve("no-such-branch")
+    with pytest.raises(GitError, match=r"does not name a commit"):
+        git.resolve("HEAD~5")
+    with pytest.raises(GitError, match=r"does not name a commit"):
+        git.resolve(blob)  # an object, but not a commit
+
+
+@pytest.mark.parametrize("rev", ["-h", "--all", "--output=/tmp/x", "-"])
+def test_resolve_refuses_option_like_arguments(repo: GitRepo, git: GitRepository, rev: str) -> None:
+    repo.write("a.txt", "one\n")
+    repo.commit()
+    with pytest.raises(GitError, match=r"not a revision"):
+        git.resolve(rev)
+
+
+# -- trees -------------------------------------------------------------------------------------------
+
+
+def test_tree_lists_files_modes_sizes_symlinks_and_nested_folders(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("README.md", "hello\n")
+    repo.write("src/deep/er/mod.py", "x = 1\n" * 10)
+    script = repo.write("bin/run.sh", "#!/bin/sh\necho run\n")
+    script.chmod(0o755)
+    repo.write("empty.txt", b"")
+    repo.symlink("src/alias.py", "deep/er/mod.py")
+    commit = repo.commit()
+
+    tree = git.tree(commit)
+    assert set(tree) == {"README.md", "src/deep/er/mod.py", "bin/run.sh", "empty.txt", "src/alias.py"}
+    assert (tree["README.md"].mode, tree["README.md"].size, tree["README.md"].kind) == (
+        "100644",
+        6,
+        Kind.FILE,
+    )
+    assert (tree["src/deep/er/mod.py"].size, tree["src/deep/er/mod.py"].kind) == (60, Kind.FILE)
+    assert (tree["bin/run.sh"].mode, tree["bin/run.sh"].kind) == ("100755", Kind.FILE)
+    assert tree["empty.txt"].size == 0
+    link = tree["src/alias.py"]
+    assert (link.mode, link.kind, link.size) == ("120000", Kind.SYMLINK, len("deep/er/mod.py"))
+    assert all(HEX40.fullmatch(entry.oid) for entry in tree.values())
+    assert tree["README.md"].oid == repo.git("rev-parse", f"{commit}:README.md").strip()
+    assert git.tree("HEAD") == tree  # a revision name works as well as an id
+
+
+def test_tree_reports_a_gitlink_as_other(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("a.txt", "one\n")
+    first = repo.commit()
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{first},vendor/sub")
+    repo.git("-c", "commit.gpgsign=false", "commit", "-q", "-m", "add a submodule-like gitlink")
+    tree = git.tree("HEAD")
+    sub = tree["vendor/sub"]
+    assert (sub.mode, sub.oid, sub.size, sub.kind) == ("160000", first, None, Kind.OTHER)
+    snap = git.snapshot("HEAD")
+    assert snap.entry("vendor/sub") == Entry(Kind.OTHER, None)
+    assert snap.entry("vendor") == Entry(Kind.DIRECTORY)
+
+
+# -- blobs -------------------------------------------------------------------------------------------
+
+
+def test_read_blobs_reads_many_blobs_through_one_reused_process(repo: GitRepo, git: GitRepository) -> None:
+    contents = {f"many/file_{n:03d}.txt": f"file {n}\n".encode() * (n % 7) for n in range(500)}
+    for path, data in contents.items():
+        repo.write(path, data)
+    commit = repo.commit()
+    oids = _blob_ids(git, commit)
+
+    paths = sorted(contents)
+    first_half = git.read_blobs(oids[p] for p in paths[:250])
+    cat = git._cat
+    assert cat is not None
+    process = cat._process
+    second_half = git.read_blobs([oids[p] for p in paths[250:]])
+    assert git._cat is cat and cat._process is process  # the same cat-file process served both calls
+    assert process.poll() is None  # and it is still running, ready for more
+
+    found = {**first_half, **second_half}
+    for path in paths:
+        assert found[oids[path]] == contents[path]
+    # Identical contents share a blob id: the answer holds each id once.
+    assert len(found) == len({oids[p] for p in paths})
+
+
+def test_read_blobs_is_byte_exact(repo: GitRepo, git: GitRepository) -> None:
+    big = random.Random(1234).randbytes(1_500_000) + b"\n"
+    files = {
+        "binary.bin": BINARY,
+        "crlf.txt": CRLF,
+        "empty.txt": b"",
+        "big.bin": big,
+        "lone-newline.txt": b"\n",
+        "no-newline.txt": b"tail",
+        "utf8.txt": "naïve café — ☃\n".encode(),
+    }
+    for path, data in files.items():
+        repo.write(path, data)
+    commit = repo.commit()
+    oids = _blob_ids(git, commit)
+    # Big and small blobs interleaved in one pipelined batch: every answer must stay framed.
+    order = [
+        "empty.txt",
+        "big.bin",
+        "binary.bin",
+        "lone-newline.txt",
+        "crlf.txt",
+        "no-newline.txt",
+        "utf8.txt",
+    ]
+    found = git.read_blobs([oids[p] for p in order])
+    for path in order:
+        assert found[oids[path]] == files[path], path
+    snap = git.snapshot(commit)
+    assert snap.read("big.bin") == big
+    assert snap.entry("big.bin") == Entry(Kind.FILE, len(big))
+
+
+def test_read_blobs_raises_on_a_missing_object(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("a.txt", "one\n")
+    commit = repo.commit()
+    present = _blob_ids(git, commit)["a.txt"]
+    absent = "0123456789abcdef0123456789abcdef01234567"
+    with pytest.raises(GitError, match=rf"object {absent} is missing"):
+        git.read_blobs([present, absent])
+    # The process is still in step after the failure.
+    assert git.read_blobs([present]) == {present: b"one\n"}
+
+
+def test_the_blob_cache_avoids_reading_again(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("a.txt", "one\n")
+    repo.write("b.txt", "two\n")
+    commit = repo.commit()
+    oids = _blob_ids(git, commit)
+    assert git.read_blobs([oids["a.txt"]]) == {oids["a.txt"]: b"one\n"}
+    git.close()
+    assert git._cat is None
+    # A cached blob is answered without starting a cat-file process ...
+    assert git.read_blobs([oids["a.txt"], oids["a.txt"]]) == {oids["a.txt"]: b"one\n"}
+    assert git.snapshot(commit).read("a.txt") == b"one\n"
+    assert git._cat is None
+    # ... an uncached one needs one.
+    assert git.read_blobs([oids["b.txt"]]) == {oids["b.txt"]: b"two\n"}
+    assert git._cat is not None
+
+
+# -- commit snapshots --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def linked(repo: GitRepo) -> GitRepo:
+    """A commit with files, nested folders, a symlinked file and a symlinked folder."""
+    repo.write("src/a.py", "a = 1\n")
+    repo.write("src/pkg/b.py", "b = 2\n")
+    repo.write("src/pkg/sub/c.py", "c = 3\n")
+    repo.write("srcx/not-under-src.py", "x = 0\n")
+    repo.symlink("src/link.py", "a.py")
+    repo.symlink("src/linkdir", "pkg")
+    repo.commit("linked", tag="v1")
+    return repo
+
+
+def test_commit_snapshot_entries(linked: GitRepo, git: GitRepository) -> None:
+    snap = git.snapshot("v1")
+    assert isinstance(snap, CommitSnapshot)
+    assert snap.commit == git.resolve("v1")
+    assert snap.label == f"v1 ({snap.commit[:12]})"
+    assert snap.entry("src/a.py") == Entry(Kind.FILE, 6)
+    assert snap.entry("src") == Entry(Kind.DIRECTORY)
+    assert snap.entry("src/pkg/sub") == Entry(Kind.DIRECTORY)
+    assert snap.entry("src/missing.py") is None
+    assert snap.entry("nowhere/at/all.py") is None
+    assert snap.entry("src/a.py/below") is None  # a file is not a folder
+    assert snap.entry("src/link.py") == Entry(Kind.SYMLINK, len("a.py"))
+    assert snap.entry("src/linkdir") == Entry(Kind.SYMLINK, len("pkg"))
+    assert snap.entry("src/linkdir/b.py").kind is Kind.SYMLINK  # reached through a symlinked folder
+    assert snap.entry("src/linkdir/sub/c.py").kind is Kind.SYMLINK
+    assert snap.read("src/pkg/sub/c.py") == b"c = 3\n"
+
+
+def test_commit_snapshot_walk(linked: GitRepo, git: GitRepository) -> None:
+    snap = git.snapshot("v1")
+    walked = dict(snap.walk("src"))
+    assert walked == {
+        "src/a.py": Entry(Kind.FILE, 6),
+        "src/pkg/b.py": Entry(Kind.FILE, 6),
+        "src/pkg/sub/c.py": Entry(Kind.FILE, 6),
+        "src/link.py": Entry(Kind.SYMLINK, 4),
+        "src/linkdir": Entry(Kind.SYMLINK, 3),
+    }
+    assert dict(snap.walk("src/")) == walked
+    assert set(dict(snap.walk("src/pkg"))) == {"src/pkg/b.py", "src/pkg/sub/c.py"}
+    assert list(snap.walk("nowhere")) == []
+
+
+def test_commit_snapshot_walk_skips_entries_under_a_symlinked_folder(
+    repo: GitRepo, git: GitRepository
+) -> None:
+    """A hand-made tree holding both a symlink `docs/link` and files below `docs/link/`."""
+    repo.write("seed.txt", "seed\n")
+    repo.commit()
+    blob = repo.git("hash-object", "-w", "seed.txt").strip()  # also the symlink's target, "seed\n"
+    inner = _mktree(repo, f"100644 blob {blob}\tinner.md\n")
+    docs = _mktree(
+        repo, f"120000 blob {blob}\tlink\n040000 tree {inner}\tlink\n100644 blob {blob}\treal.md\n"
+    )
+    top = _mktree(repo, f"040000 tree {docs}\tdocs\n")
+    commit = repo.git("commit-tree", top, "-m", "crafted").strip()
+
+    snap = CommitSnapshot(git, commit)
+    assert "docs/link/inner.md" in git.tree(commit)  # git lists it ...
+    assert snap.entry("docs/link/inner.md") == Entry(Kind.SYMLINK)  # ... but it lies under a symlink
+    assert dict(snap.walk("docs")) == {
+        "docs/real.md": Entry(Kind.FILE, 5),
+        "docs/link": Entry(Kind.SYMLINK, 5),
+    }
+
+
+def _mktree(repo: GitRepo, listing: str) -> str:
+    done = subprocess.run(
+        ["git", "mktree"],
+        cwd=repo.root,
+        input=listing.encode(),
+        capture_output=True,
+        check=True,
+        env={**os.environ, **GIT_ENV},
+    )
+    return done.stdout.decode().strip()
+
+
+def test_commit_snapshot_reads_git_objects_only(linked: GitRepo, git: GitRepository) -> None:
+    linked.write("src/a.py", "a = 'changed on disk'\n")
+    linked.remove("src/pkg/b.py")
+    shutil.rmtree(linked.root / "src" / "pkg" / "sub")
+    snap = git.snapshot("v1")
+    assert snap.read("src/a.py") == b"a = 1\n"
+    assert snap.read("src/pkg/b.py") == b"b = 2\n"
+    assert snap.entry("src/pkg/sub/c.py") == Entry(Kind.FILE, 6)
+    assert {p for p, _ in snap.walk("src/pkg")} == {"src/pkg/b.py", "src/pkg/sub/c.py"}
+
+
+# -- the working tree --------------------------------------------------------------------------------
+
+
+def test_worktree_sees_uncommitted_edits_and_untracked_files(linked: GitRepo, git: GitRepository) -> None:
+    linked.write("src/a.py", "a = 'edited'\n")
+    linked.write("src/new.py", "new = True\n")
+    snap = git.worktree()
+    assert isinstance(snap, WorktreeSnapshot)
+    assert snap.label == "working tree"
+    assert snap.read("src/a.py") == b"a = 'edited'\n"
+    assert snap.entry("src/a.py") == Entry(Kind.FILE, len(b"a = 'edited'\n"))
+    assert snap.entry("src/new.py") == Entry(Kind.FILE, 11)
+    assert snap.read("src/new.py") == b"new = True\n"
+
+
+def test_worktree_entries(linked: GitRepo, git: GitRepository) -> None:
+    linked.symlink("dangling.py", "does-not-exist.py")
+    snap = git.worktree()
+    assert snap.entry("src/link.py") == Entry(Kind.SYMLINK)
+    assert snap.entry("src/linkdir") == Entry(Kind.SYMLINK)
+    assert snap.entry("src/linkdir/b.py") == Entry(Kind.SYMLINK)  # a symlinked parent folder
+    assert snap.entry("src/linkdir/sub/c.py") == Entry(Kind.SYMLINK)
+    assert snap.entry("dangling.py") == Entry(Kind.SYMLINK)
+    assert snap.entry("src") == Entry(Kind.DIRECTORY)
+    assert snap.entry("src/pkg") == Entry(Kind.DIRECTORY)
+    assert snap.entry("src/a.py/below") is None  # the parent is a regular file
+    assert snap.entry("src/a.py/below/deeper.py") is None
+    assert snap.entry("src/missing.py") is None
+    assert snap.entry("missing/folder/file.py") is None
+
+
+def test_worktree_walk_reports_but_does_not_enter_symlinked_folders(
+    linked: GitRepo, git: GitRepository
+) -> None:
+    linked.write("src/untracked.md", "# new\n")
+    walked = dict(git.worktree().walk("src"))
+    assert walked == {
+        "src/a.py": Entry(Kind.FILE, 6),
+        "src/pkg/b.py": Entry(Kind.FILE, 6),
+        "src/pkg/sub/c.py": Entry(Kind.FILE, 6),
+        "src/untracked.md": Entry(Kind.FILE, 6),
+        "src/link.py": Entry(Kind.SYMLINK),
+        "src/linkdir": Entry(Kind.SYMLINK),
+    }
+    assert list(git.worktree().walk("src/linkdir")) == []  # a symlinked top is not entered either
+    assert list(git.worktree().walk("nowhere")) == []
+
+
+# -- changes -----------------------------------------------------------------------------------------
+
+
+def test_changes_between_commits(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("kept.py", "k = 1\n")
+    repo.write("modified.py", "m = 1\n")
+    repo.write("deleted.py", "d = 1\n")
+    repo.write("old/module.py", MODULE)
+    base = repo.commit("base")
+    repo.write("modified.py", "m = 2\n")
+    repo.remove("deleted.py")
+    repo.write("added.py", "a = 1\n")
+    (repo.root / "new").mkdir()
+    repo.git("mv", "old/module.py", "new/renamed.py")
+    repo.write("new/renamed.py", MODULE.replace("return 3\n", "return 33\n"))
+    head = repo.commit("head")
+
+    changes = git.changes(base, head)
+    assert isinstance(changes, tuple)
+    assert set(changes) == {
+        FileChange("modified.py", "modified.py"),
+        FileChange("deleted.py", None),
+        FileChange(None, "added.py"),
+        FileChange("old/module.py", "new/renamed.py"),
+    }
+    assert git.changes(head, head) == ()
+    assert set(git.changes("HEAD~1", "HEAD")) == set(changes)  # revision names work too
+
+
+def test_changes_against_the_working_tree(repo: GitRepo, git: GitRepository) -> None:
+    repo.write(".gitignore", "*.log\nbuild/\n")
+    repo.write("unstaged.py", "u = 1\n")
+    repo.write("staged.py", "s = 1\n")
+    repo.write("deleted.py", "d = 1\n")
+    repo.write("staged_delete.py", "sd = 1\n")
+    repo.write("same.py", "same = 1\n")
+    repo.write("old/module.py", MODULE)
+    base = repo.commit("base")
+
+    repo.write("unstaged.py", "u = 2\n")
+    repo.write("staged.py", "s = 2\n")
+    repo.git("add", "staged.py")
+    repo.remove("deleted.py")
+    repo.git("rm", "-q", "staged_delete.py")
+    (repo.root / "new").mkdir()
+    repo.git("mv", "old/module.py", "new/module.py")
+    repo.write("new/module.py", MODULE.replace("return 3\n", "return 33\n"))
+    repo.write("untracked.py", "new = 1\n")
+    repo.write("pkg/untracked_in_folder.py", "new = 2\n")
+    repo.write("debug.log", "ignored\n")
+    repo.write("build/out.py", "ignored = True\n")
+
+    changes = git.changes(base)
+    assert set(changes) == {
+        FileChange("unstaged.py", "unstaged.py"),
+        FileChange("staged.py", "staged.py"),
+        FileChange("deleted.py", None),
+        FileChange("staged_delete.py", None),
+        FileChange("old/module.py", "new/module.py"),
+        FileChange(None, "untracked.py"),
+        FileChange(None, "pkg/untracked_in_folder.py"),
+    }
+    assert len(changes) == len(set(changes))
+
+
+def test_changes_against_the_working_tree_from_a_subfolder(repo: GitRepo) -> None:
+    repo.write("src/a.py", "a = 1\n")
+    base = repo.commit()
+    repo.write("src/a.py", "a = 2\n")
+    repo.write("top.py", "t = 1\n")
+    repo.write("src/new.py", "n = 1\n")
+    with GitRepository(repo.root / "src") as opened:
+        assert set(opened.changes(base)) == {
+            FileChange("src/a.py", "src/a.py"),
+            FileChange(None, "top.py"),
+            FileChange(None, "src/new.py"),
+        }
+
+
+def test_changes_with_spaces_and_non_ascii_names(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("docs and notes/read me.md", "one\n")
+    repo.write("src/naïve café.py", "x = 1\n")
+    repo.write("src/Ĉiuj/日本語 ファイル.txt", MODULE)
+    base = repo.commit()
+    repo.write("docs and notes/read me.md", "two\n")
+    repo.git("mv", "src/Ĉiuj/日本語 ファイル.txt", "src/Ĉiuj/новый файл.txt")
+    repo.write("src/Ĉiuj/новый файл.txt", MODULE + "# one more line\n")
+    repo.remove("src/naïve café.py")
+    head = repo.commit()
+    assert set(git.changes(base, head)) == {
+        FileChange("docs and notes/read me.md", "docs and notes/read me.md"),
+        FileChange("src/Ĉiuj/日本語 ファイル.txt", "src/Ĉiuj/новый файл.txt"),
+        FileChange("src/naïve café.py", None),
+    }
+    repo.write("tab\there/ünïcödé name.py", "u = 1\n")
+    assert FileChange(None, "tab\there/ünïcödé name.py") in git.changes(head)
+    snap = git.snapshot(head)
+    assert snap.read("src/Ĉiuj/новый файл.txt").endswith(b"# one more line\n")
+    assert snap.entry("docs and notes/read me.md") == Entry(Kind.FILE, 4)
+
+
+# -- closing -----------------------------------------------------------------------------------------
+
+
+def test_close_ends_the_cat_file_process(repo: GitRepo) -> None:
+    repo.write("a.txt", "one\n")
+    commit = repo.commit()
+    opened = GitRepository(repo.root)
+    opened.snapshot(commit).read("a.txt")
+    assert opened._cat is not None
+    process = opened._cat._process
+    assert process.poll() is None
+    opened.close()
+    assert process.poll() is not None  # exited
+    assert process.returncode == 0
+    assert opened._cat is None
+    opened.close()  # closing twice is harmless
+
+
+def test_the_context_manager_closes_and_a_closed_repository_can_read_again(repo: GitRepo) -> None:
+    repo.write("a.txt", "one\n")
+    repo.write("b.txt", "two\n")
+    commit = repo.commit()
+    with GitRepository(repo.root) as opened:
+        opened.snapshot(commit).read("a.txt")
+        assert opened._cat is not None
+        process = opened._cat._process
+    assert process.poll() is not None
+    assert opened._cat is None
+    assert opened.snapshot(commit).read("b.txt") == b"two\n"  # a new process on demand
+    assert opened._cat is not None
+    again = opened._cat._process
+    opened.close()
+    assert again.poll() is not None
