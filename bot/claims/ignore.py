@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .resources import normalize_posix
+from .sidecar import js_trim
+
 IGNORE_FILE = ".openwikiignore"
 
 
@@ -42,8 +45,9 @@ class IgnoreRules:
 
     def __init__(self, text: str = "") -> None:
         self.rules: list[_Rule] = []
-        for raw in text.splitlines():
-            line = raw.strip()
+        # OpenWiki splits on \r?\n and trims each line as JavaScript does (a BOM is trimmed too).
+        for raw in text.split("\n"):
+            line = js_trim(raw)
             if not line or line.startswith("#"):
                 continue
             negated = line.startswith("!")
@@ -63,7 +67,8 @@ class IgnoreRules:
         return bool(self.rules)
 
     def ignored(self, path: str) -> bool:
-        """Whether a repository-relative file path is ignored."""
+        """Whether a repository-relative file path is ignored (`.` and `..` collapsed first)."""
+        path = normalize_posix("/" + path.replace("\\", "/"))
         segments = [s for s in path.split("/") if s]
         ancestors = ["/".join(segments[:k]) for k in range(1, len(segments))]
         result = False

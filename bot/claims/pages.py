@@ -12,7 +12,8 @@ RESERVED_PAGES = frozenset({"index.md", "log.md", "instructions.md", "_plan.md"}
 def normalize_wiki_dir(wiki_dir: str) -> str:
     """A repository-relative folder without leading or trailing slashes; refuses escapes and the root."""
     cleaned = posixpath.normpath(wiki_dir.replace("\\", "/").strip()).strip("/")
-    if cleaned in ("", ".") or cleaned == ".." or cleaned.startswith("../") or cleaned.lower() == ".git":
+    first = cleaned.split("/", 1)[0].lower()
+    if cleaned in ("", ".") or first in ("..", ".git"):
         raise ValueError(f"wiki folder must be a folder inside the repository, got {wiki_dir!r}")
     return cleaned
 
@@ -30,12 +31,16 @@ def is_grounded_page(relative: str) -> bool:
 def sidecar_for(page: str, wiki_dir: str) -> str:
     """`<wiki>/a/b.md` → `<wiki>/.claims/a/b.json`."""
     relative = _relative(page, wiki_dir)
+    if not relative.endswith(".md"):
+        raise ValueError(f"{page!r} is not a Markdown page")
     return f"{wiki_dir}/{CLAIMS_DIR}/{relative[: -len('.md')]}.json"
 
 
 def page_for(sidecar: str, wiki_dir: str) -> str:
     """`<wiki>/.claims/a/b.json` → `<wiki>/a/b.md`."""
     relative = _relative(sidecar, f"{wiki_dir}/{CLAIMS_DIR}")
+    if not relative.endswith(".json"):
+        raise ValueError(f"{sidecar!r} is not a sidecar (.json)")
     return f"{wiki_dir}/{relative[: -len('.json')]}.md"
 
 

@@ -14,6 +14,7 @@ _FRAGMENT = re.compile(r"L([1-9][0-9]*)(?:-L([1-9][0-9]*))?")
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _DRIVE = re.compile(r"[a-zA-Z]:/")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_UNRESERVED_PATH = re.compile(r"[A-Za-z0-9\-_.!~*'()/]*")  # what encodeURIComponent leaves as it is
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,10 @@ class EvidenceResource:
 
     @property
     def canonical(self) -> str:
-        encoded = "/".join(_encode_segment(seg) for seg in self.path.split("/"))
+        if _UNRESERVED_PATH.fullmatch(self.path):
+            encoded = self.path
+        else:
+            encoded = "/".join(_encode_segment(seg) for seg in self.path.split("/"))
         if self.start is None:
             return SCHEME + encoded
         return f"{SCHEME}{encoded}#L{self.start}-L{self.end}"
@@ -56,6 +60,8 @@ def _encode_segment(segment: str) -> str:
 
 def _decode_uri_component(value: str) -> str:
     """JavaScript's decodeURIComponent: every %XX run must decode as strict UTF-8, a stray % is an error."""
+    if "%" not in value:
+        return value
 
     def decode_run(match: re.Match[str]) -> str:
         run = match.group(0)
@@ -70,7 +76,7 @@ def _decode_uri_component(value: str) -> str:
     return decoded
 
 
-def _normalize_posix(path: str) -> str:
+def normalize_posix(path: str) -> str:
     """node's path.posix.normalize, including its trailing-slash and leading-`..` behaviour."""
     if not path:
         return "."
@@ -110,7 +116,7 @@ def parse_resource(resource: str) -> EvidenceResource:
     if _CONTROL.search(path) or (fragment is not None and _CONTROL.search(fragment)):
         raise EvidenceResourceError("Invalid evidence resource: control characters are not allowed")
 
-    path = _normalize_posix(path.replace("\\", "/"))
+    path = normalize_posix(path.replace("\\", "/"))
     if path.startswith("./"):
         path = path[2:]
     if path in ("", ".") or path.startswith(("../", "/")) or _DRIVE.match(path):

@@ -7,6 +7,7 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .errors import SidecarError
 from .text import sha_hex
@@ -18,14 +19,16 @@ _JS_WHITESPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceRecord:
+class EvidenceRecord(NamedTuple):
+    """One piece of evidence: where (`repo://` resource) and what it was (version token)."""
+
     resource: str
     version: str
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
+class Claim(NamedTuple):
+    """A factual statement of a page and the evidence behind it (tuples: a wiki holds 100k of them)."""
+
     id: str
     statement: str
     evidence: tuple[EvidenceRecord, ...]
@@ -111,11 +114,11 @@ def _kind(value: object) -> str:
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
-    result: dict = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise ValueError(f"duplicate key {duplicate!r}")
     return result
 
 
@@ -141,9 +144,66 @@ def parse_sidecar(data: bytes, path: str) -> Sidecar:
     version = top["pageVersion"]
     if not isinstance(version, str) or not _PAGE_VERSION.fullmatch(version):
         raise reader.fail("pageVersion", "expected 'sha256:' and 64 lower-case hex digits")
+    items = reader.array(top["claims"], "claims")
+    claims = _fast_claims(items)
+    if claims is None:
+        claims = _checked_claims(reader, items)
+    verification = None
+    if "verification" in top:
+        ver = reader.obj(top["verification"], "verification", ("by", "at"))
+        verification = Verification(reader.canon(ver["by"], "verification.by"), reader.canon(ver["at"], "verification.at"))
+    return Sidecar(version, claims, verification)
+
+
+_CLAIM_KEYS = frozenset({"id", "statement", "evidence"})
+_EVIDENCE_KEYS = frozenset({"resource", "version"})
+
+
+def _fast_claims(items: list) -> tuple[Claim, ...] | None:
+    """The checks of `_checked_claims` in one tight loop; None means "something is wrong, say what"."""
+    ws, claim_keys, evidence_keys = _JS_WHITESPACE, _CLAIM_KEYS, _EVIDENCE_KEYS
     claims = []
     ids: set[str] = set()
-    for n, item in enumerate(reader.array(top["claims"], "claims")):
+    for item in items:
+        if type(item) is not dict or item.keys() != claim_keys:
+            return None
+        claim_id, statement, records = item["id"], item["statement"], item["evidence"]
+        if (
+            type(claim_id) is not str
+            or type(statement) is not str
+            or type(records) is not list
+            or not (claim_id and statement and records)
+            or claim_id.strip(ws) != claim_id
+            or statement.strip(ws) != statement
+            or claim_id in ids
+        ):
+            return None
+        ids.add(claim_id)
+        evidence = []
+        for record in records:
+            if type(record) is not dict or record.keys() != evidence_keys:
+                return None
+            resource, version = record["resource"], record["version"]
+            if (
+                type(resource) is not str
+                or type(version) is not str
+                or not (resource and version)
+                or resource.strip(ws) != resource
+                or version.strip(ws) != version
+            ):
+                return None
+            evidence.append(EvidenceRecord(resource, version))
+        if len(evidence) > 1 and len({e.resource for e in evidence}) != len(evidence):
+            return None
+        claims.append(Claim(claim_id, statement, tuple(evidence)))
+    return tuple(claims)
+
+
+def _checked_claims(reader: _Reader, items: list) -> tuple[Claim, ...]:
+    """Claims checked one rule at a time, raising SidecarError at the first problem with its location."""
+    claims = []
+    ids: set[str] = set()
+    for n, item in enumerate(items):
         where = f"claims[{n}]"
         obj = reader.obj(item, where, ("id", "statement", "evidence"))
         claim_id = reader.canon(obj["id"], f"{where}.id")
@@ -165,11 +225,7 @@ def parse_sidecar(data: bytes, path: str) -> Sidecar:
             resources.add(resource)
             evidence.append(EvidenceRecord(resource, reader.canon(rec["version"], f"{at}.version")))
         claims.append(Claim(claim_id, statement, tuple(evidence)))
-    verification = None
-    if "verification" in top:
-        ver = reader.obj(top["verification"], "verification", ("by", "at"))
-        verification = Verification(reader.canon(ver["by"], "verification.by"), reader.canon(ver["at"], "verification.at"))
-    return Sidecar(version, tuple(claims), verification)
+    return tuple(claims)
 
 
 def render_sidecar(sidecar: Sidecar) -> bytes:

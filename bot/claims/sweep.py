@@ -28,7 +28,7 @@ from .sidecar import EvidenceRecord, Sidecar, parse_sidecar
 from .snapshot import Kind, Snapshot
 from .text import FileText
 from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
-from .verdicts import Verdict, worst
+from .verdicts import OpenWikiVerdict, Verdict, worst
 from .versions import file_version, lines_version
 
 DEFAULT_MAX_FILE_BYTES = 1 << 20
@@ -277,7 +277,9 @@ class Sweeper:
         elif isinstance(current, str):
             return self._error(record, res, current, touched=False)
         else:
+            # OpenWiki's algorithm on the same file: its verdict is this one, seen without moves.
             tracked = reference_verdict(res, record.version, current, res.path if current else None)
+            return _result(record, tracked, _OPENWIKI_EQUIVALENT[tracked.verdict])
         ow_text = current if isinstance(current, FileText) else None
         return _result(record, tracked, openwiki_verdict(res, record.version, ow_text))
 
@@ -364,6 +366,14 @@ class Sweeper:
             touched = any(e.touched for e in evidence)
             claims.append(ClaimResult(claim.id, claim.statement, verdict, touched, evidence, error))
         return PageResult(page.page, page.sidecar_path, None, tuple(claims))
+
+
+_OPENWIKI_EQUIVALENT = {
+    Verdict.FRESH: OpenWikiVerdict.FRESH,
+    Verdict.MOVED: OpenWikiVerdict.FRESH,
+    Verdict.STALE: OpenWikiVerdict.STALE,
+    Verdict.UNRESOLVED: OpenWikiVerdict.UNRESOLVED,
+}
 
 
 def _result(record: EvidenceRecord, tracked: Tracked, ow: object) -> EvidenceResult:

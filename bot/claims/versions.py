@@ -16,6 +16,13 @@ CONTEXT_LINES = 3
 EMPTY_HASH = sha_hex(b"")
 
 _FILE_TOKEN = re.compile(r"repo-file-v1:sha256:([a-f0-9]{64})")
+# The metadata exactly as OpenWiki and Wikiwarden write it: matched in one step on the fast path.
+_CANONICAL_METADATA = re.compile(
+    rb'\{"selectedLineCount":([1-9][0-9]{0,15}),"firstSelectedLineHash":"([a-f0-9]{64})",'
+    rb'"lastSelectedLineHash":"([a-f0-9]{64})","precedingContextLineCount":([0-3]),'
+    rb'"precedingContextHash":"([a-f0-9]{64})","followingContextLineCount":([0-3]),'
+    rb'"followingContextHash":"([a-f0-9]{64})"\}'
+)
 _LINES_TOKEN = re.compile(r"repo-lines-v1:sha256:([a-f0-9]{64}):([A-Za-z0-9_-]+)")
 _HEX64 = re.compile(r"[a-f0-9]{64}")
 _MAX_SAFE_INTEGER = 2**53 - 1
@@ -100,8 +107,15 @@ def parse_lines_version(token: object) -> LinesVersion | None:
     payload = match.group(2)
     try:
         raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-        metadata = json.loads(raw.decode("utf-8"))
     except (binascii.Error, ValueError):
+        return None
+    fast = _CANONICAL_METADATA.fullmatch(raw)  # type: ignore[call-overload]
+    if fast is not None and int(fast.group(1)) <= _MAX_SAFE_INTEGER:
+        g = [x.decode() for x in fast.groups()]
+        return LinesVersion(token, match.group(1), int(g[0]), g[1], g[2], int(g[3]), g[4], int(g[5]), g[6])
+    try:
+        metadata = json.loads(raw.decode("utf-8"))
+    except ValueError:
         return None
     if not isinstance(metadata, dict) or len(metadata) != len(_KEYS) or any(k not in metadata for k in _KEYS):
         return None

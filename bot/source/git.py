@@ -113,11 +113,15 @@ class GitRepository:
         if not start.is_dir():
             raise GitError(f"{start} is not a directory")
         try:
-            top = _git(start, "rev-parse", "--show-toplevel").decode().strip()
+            bare = _git(start, "rev-parse", "--is-bare-repository").decode().strip()
         except GitError as exc:
             raise GitError(f"{start} is not inside a git repository") from exc
-        if not top:
+        if bare == "true":
             raise GitError(f"{start} is a bare repository; a working tree is needed")
+        try:
+            top = _git(start, "rev-parse", "--show-toplevel").decode().strip()
+        except GitError as exc:  # inside .git, for instance
+            raise GitError(f"{start} is not inside the working tree of a git repository") from exc
         self.root = Path(top)
         self._cat: _CatFile | None = None
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)
@@ -147,7 +151,8 @@ class GitRepository:
             raise GitError(f"{rev!r} does not name a commit in {self.root}") from exc
 
     def tree(self, commit: str) -> dict[str, TreeEntry]:
-        """Every file, symlink and submodule of a commit's tree, by path."""
+        """Every file, symlink and submodule of a commit's tree, by path (cached by commit id)."""
+        commit = self.resolve(commit)
         listing = self._trees.get(commit)
         if listing is None:
             listing = {}
@@ -169,25 +174,17 @@ class GitRepository:
         if missing:
             if self._cat is None:
                 self._cat = _CatFile(self.root)
+        found = {oid: data for oid in wanted if (data := self._blobs.get(oid)) is not None}
+        if missing:
+            if self._cat is None:
+                self._cat = _CatFile(self.root)
             for oid, data in zip(missing, self._cat.read(missing), strict=True):
                 if data is None:
                     raise GitError(f"object {oid} is missing from {self.root}")
-                self._blobs[oid] = data
-        found = {}
-        for oid in wanted:
-            data = self._blobs.get(oid)
-            if data is None:  # evicted between the batch and here: read it alone
-                data = self.read_blobs([oid])[oid] if oid in missing else self._read_one(oid)
-            found[oid] = data
+                found[oid] = data
+                if len(data) <= _BLOB_CACHE_BYTES // 8:  # a huge blob would evict everything else
+                    self._blobs[oid] = data
         return found
-
-    def _read_one(self, oid: str) -> bytes:
-        if self._cat is None:
-            self._cat = _CatFile(self.root)
-        data = self._cat.read([oid])[0]
-        if data is None:
-            raise GitError(f"object {oid} is missing from {self.root}")
-        return data
 
     def snapshot(self, rev: str) -> CommitSnapshot:
         return CommitSnapshot(self, self.resolve(rev), rev)
