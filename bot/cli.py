@@ -12,6 +12,7 @@ from .claims.errors import ClaimsError, EvidenceSecurityError
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
+from .demo import run_demo
 from .pipeline import HandKeptClaims, check_repository
 from .source.git import GitError, GitRepository
 
@@ -81,8 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.set_defaults(run=_claim_list)
 
     demo = commands.add_parser(
-        "demo", help="build an example repository whose history moves, renames, reformats, changes and deletes "
-        "evidence, then check it"
+        "demo",
+        help="build an example repository whose history moves, renames, reformats, changes and deletes "
+        "evidence, then check it",
     )
     demo.add_argument("--dir", metavar="PATH", help="where to build it (default: a new temporary folder)")
     demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
@@ -192,8 +194,6 @@ def _claim_list(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
-
     return run_demo(args.dir, args.format)
 
 

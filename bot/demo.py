@@ -159,8 +159,13 @@ def _lines(text: str, first: str, last: str | None = None) -> str:
 
 def _git(root: Path, *args: str) -> None:
     env = {**os.environ, **_ENV}
-    subprocess.run(["git", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", *args], cwd=root, env=env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", *args],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
 
 
 def _write(root: Path, files: dict[str, str | bytes]) -> None:
@@ -176,67 +181,91 @@ def build_demo_repository(root: Path) -> None:
     if any(root.iterdir()):
         raise FileExistsError(f"{root} is not empty; give the demo an empty or new folder")
     _git(root, "init", "-q", "-b", "main")
-    _write(root, {
-        "src/taskq/queue.py": QUEUE_V1, "src/taskq/pool.py": POOL, "src/taskq/retry.py": RETRY_V1,
-        "src/taskq/config.py": CONFIG, "src/taskq/legacy.py": LEGACY, **PAGES,
-    })
-    os.symlink("queue.py", root / "src/taskq/current.py")
+    _write(
+        root,
+        {
+            "src/taskq/queue.py": QUEUE_V1,
+            "src/taskq/pool.py": POOL,
+            "src/taskq/retry.py": RETRY_V1,
+            "src/taskq/config.py": CONFIG,
+            "src/taskq/legacy.py": LEGACY,
+            **PAGES,
+        },
+    )
+    _write(root, {"src/taskq/current.py": "from .queue import TaskQueue as Current\n"})
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "taskq 1.0 with its wiki")
 
     with GitRepository(root) as repo:
         claims = HandKeptClaims(repo, "openwiki")
         add = claims.add
-        add("queue.md", "TaskQueue is first in, first out: push appends, pop takes the oldest task.",
-            [f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'def push', 'append')}",
-             f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'def pop', 'popleft')}"])
-        add("queue.md", "The queue is documented as handing tasks out in the order they went in.",
-            [f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'class TaskQueue', 'Tasks come out')}"])
-        add("queue.md", "drain empties a queue, oldest task first.",
-            [f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'def drain', 'return out')}"])
-        add("workers.md", "run_all runs tasks on 4 threads by default.",
-            [f"repo://src/taskq/pool.py{_lines(POOL, 'DEFAULT_WORKERS = 4')}",
-             f"repo://src/taskq/pool.py{_lines(POOL, 'def run_all', 'executor.map')}"])
-        add("workers.md", "A failing task is tried 3 times.",
-            [f"repo://src/taskq/retry.py{_lines(RETRY_V1, 'MAX_ATTEMPTS = 3')}"])
-        add("workers.md", "Retries wait 0.1 s, 0.2 s, 0.3 s: the wait grows linearly.",
-            [f"repo://src/taskq/retry.py{_lines(RETRY_V1, 'def backoff', 'return 0.1')}"])
-        add("workers.md", "run_sequentially runs tasks one by one.",
-            [f"repo://src/taskq/legacy.py{_lines(LEGACY, 'def run_sequentially', 'return')}"])
-        add("configuration.md", "TASKQ_LIMIT caps the queue at 1000 tasks unless set.",
-            [f"repo://src/taskq/config.py{_lines(CONFIG, 'QUEUE_LIMIT')}"])
-        # Grounded through a symlink: OpenWiki refuses such evidence, and so does Wikiwarden (an error).
-        claims.wiki.write_sidecar("openwiki/configuration.md", _with_symlink_claim(claims, root))
+        add(
+            "queue.md",
+            "TaskQueue is first in, first out: push appends, pop takes the oldest task.",
+            [
+                f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'def push', 'append')}",
+                f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'def pop', 'popleft')}",
+            ],
+        )
+        add(
+            "queue.md",
+            "The queue is documented as handing tasks out in the order they went in.",
+            [f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'class TaskQueue', 'Tasks come out')}"],
+        )
+        add(
+            "queue.md",
+            "drain empties a queue, oldest task first.",
+            [f"repo://src/taskq/queue.py{_lines(QUEUE_V1, 'def drain', 'return out')}"],
+        )
+        add(
+            "workers.md",
+            "run_all runs tasks on 4 threads by default.",
+            [
+                f"repo://src/taskq/pool.py{_lines(POOL, 'DEFAULT_WORKERS = 4')}",
+                f"repo://src/taskq/pool.py{_lines(POOL, 'def run_all', 'executor.map')}",
+            ],
+        )
+        add(
+            "workers.md",
+            "A failing task is tried 3 times.",
+            [f"repo://src/taskq/retry.py{_lines(RETRY_V1, 'MAX_ATTEMPTS = 3')}"],
+        )
+        add(
+            "workers.md",
+            "Retries wait 0.1 s, 0.2 s, 0.3 s: the wait grows linearly.",
+            [f"repo://src/taskq/retry.py{_lines(RETRY_V1, 'def backoff', 'return 0.1')}"],
+        )
+        add(
+            "workers.md",
+            "run_sequentially runs tasks one by one.",
+            [f"repo://src/taskq/legacy.py{_lines(LEGACY, 'def run_sequentially', 'return')}"],
+        )
+        add(
+            "configuration.md",
+            "TASKQ_LIMIT caps the queue at 1000 tasks unless set.",
+            [f"repo://src/taskq/config.py{_lines(CONFIG, 'QUEUE_LIMIT')}"],
+        )
+        add("configuration.md", "current.py names the queue in use.", ["repo://src/taskq/current.py#L1"])
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "Ground the wiki in the code")
     _git(root, "tag", "v1")
 
-    _write(root, {
-        "src/taskq/queue.py": QUEUE_V2,  # peek inserted above pop (moved), drain moved out (moved, other file)
-        "src/taskq/util.py": UTIL_V2,
-        "src/taskq/retry.py": RETRY_V2,  # more attempts, exponential backoff (stale)
-        "src/taskq/config.py": CONFIG.replace("\n", "\r\n").encode(),  # an editor switched to CRLF (cosmetic)
-    })
+    _write(
+        root,
+        {
+            "src/taskq/queue.py": QUEUE_V2,  # peek inserted above pop (moved), drain moved out (moved, other file)
+            "src/taskq/util.py": UTIL_V2,
+            "src/taskq/retry.py": RETRY_V2,  # more attempts, exponential backoff (stale)
+            "src/taskq/config.py": CONFIG.replace("\n", "\r\n").encode(),  # an editor switched to CRLF (cosmetic)
+        },
+    )
     (root / "src/taskq/legacy.py").unlink()  # the claim's evidence is gone (unresolved)
+    (root / "src/taskq/current.py").unlink()
+    os.symlink("queue.py", root / "src/taskq/current.py")  # evidence through a symlink is refused (error)
     _git(root, "mv", "src/taskq/pool.py", "src/taskq/workers.py")  # a rename (moved)
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "taskq 2.0: peek, exponential backoff, drop the legacy runner")
     _git(root, "tag", "v2")
-
-
-def _with_symlink_claim(claims: HandKeptClaims, root: Path):  # noqa: ANN202
-    from .claims.edit import add_claim
-    from .claims.sidecar import EvidenceRecord
-    from .claims.versions import lines_version
-    from .claims.text import FileText
-
-    page = "openwiki/configuration.md"
-    sidecar = claims.wiki.read_sidecar(page)
-    target = FileText((root / "src/taskq/queue.py").read_bytes())
-    record = EvidenceRecord("repo://src/taskq/current.py#L6-L7", lines_version(target, 5, 7))
-    updated, _ = add_claim(sidecar, claims.wiki.read_page(page), "current.py is the queue in use.", [record],
-                           [c.id for _, c in claims.wiki.all_claims()])
-    return updated
 
 
 def run_demo(directory: str | None, fmt: str = "text") -> int:
@@ -249,7 +278,7 @@ def run_demo(directory: str | None, fmt: str = "text") -> int:
         return 0
     print(f"Built a demo repository in {root}: tag v1 grounds the wiki in the code, tag v2 moves the code on.")
     print("Between them: a method inserted above `pop`, `drain` moved to a new file, pool.py renamed,")
-    print("config.py switched to CRLF, the retry policy changed, legacy.py deleted; one claim cites a symlink.")
+    print("config.py switched to CRLF, the retry policy changed, legacy.py deleted, current.py made a symlink.")
     print(f"\n$ wikiwarden check --repo {root} --base v1 --head v2\n")
     sys.stdout.write(render(report, "text"))
     print("\nfresh, moved and cosmetic need nobody: moved and cosmetic evidence is re-anchored automatically.")

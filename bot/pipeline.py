@@ -61,7 +61,9 @@ class HandKeptClaims:
         claim = next(c for c in sidecar.claims if c.id == claim_id)
         evidence = [self.reader.rebaseline(record) for record in claim.evidence]
         updated = replace_evidence(sidecar, self.wiki.read_page(page), claim_id, evidence)
-        return ClaimEdit(page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id))
+        return ClaimEdit(
+            page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id)
+        )
 
     def retract(self, claim_id: str) -> ClaimEdit:
         page = self.wiki.find(claim_id)

@@ -78,9 +78,7 @@ def grounded(repo: GitRepo, cli) -> tuple[GitRepo, str]:
     repo.write("openwiki/a.md", PAGE_A)
     repo.write("openwiki/index.md", "# Index\n\n- [A](a.md)\n")
     repo.commit("code and wiki")
-    claim = _added_id(
-        cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6")
-    )
+    claim = _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6"))
     repo.commit("ground the wiki", tag="v1")
     return repo, claim
 
@@ -194,27 +192,17 @@ def test_claim_add_refuses_evidence_that_does_not_resolve(grounded, cli) -> None
         cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/missing.py"),
         "src/missing.py does not exist",
     )
-    _usage_error(
-        cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/a.py#L5-L7"), "has only 6 lines"
-    )
+    _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/a.py#L5-L7"), "has only 6 lines")
     _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/a.py#L40"), "has only 6 lines")
-    _usage_error(
-        cli("claim", "add", "--repo", root, "a.md", "x", "repo://openwiki/index.md"), "reserved path"
-    )
+    _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://openwiki/index.md"), "reserved path")
     _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://../outside.py"), "must stay inside")
-    _usage_error(
-        cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/../../outside.py"), "must stay inside"
-    )
+    _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/../../outside.py"), "must stay inside")
     _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://.."), "escapes the repository")
     _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "https://example.com/a.py"), "Unsupported")
     _usage_error(cli("claim", "add", "--repo", root, "missing.md", "x", "repo://src/a.py"), "does not exist")
-    _usage_error(
-        cli("claim", "add", "--repo", root, "index.md", "x", "repo://src/a.py"), "not a grounded wiki page"
-    )
+    _usage_error(cli("claim", "add", "--repo", root, "index.md", "x", "repo://src/a.py"), "not a grounded wiki page")
     repo.write(".openwikiignore", "# generated code\nsrc/\n")
-    _usage_error(
-        cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/a.py#L1"), "excluded by .openwikiignore"
-    )
+    _usage_error(cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/a.py#L1"), "excluded by .openwikiignore")
     assert repo.read("openwiki/.claims/a.json") == before  # nothing was written
 
 
@@ -291,12 +279,8 @@ def _history(repo: GitRepo, cli) -> dict[str, str]:
     repo.write("openwiki/b.md", PAGE_B)
     repo.commit("code")
     ids = {
-        "a": _added_id(
-            cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6")
-        ),
-        "b": _added_id(
-            cli("claim", "add", "--repo", repo.root, "b.md", "VALUE is 10.", "repo://src/c.py#L1")
-        ),
+        "a": _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6")),
+        "b": _added_id(cli("claim", "add", "--repo", repo.root, "b.md", "VALUE is 10.", "repo://src/c.py#L1")),
     }
     repo.commit("ground", tag="v1")
     repo.write("src/a.py", '"""Module a."""\n\nimport os\n\n' + CODE)  # b() moves down to lines 9-10
@@ -361,9 +345,7 @@ def test_json_report_of_a_moved_block(repo: GitRepo, cli) -> None:
         for claim in page["claims"]:
             assert {"id", "statement", "verdict", "touched", "evidence"} <= set(claim)
             for evidence in claim["evidence"]:
-                assert {"resource", "verdict", "openwiki_verdict", "span", "resource_now", "error"} <= set(
-                    evidence
-                )
+                assert {"resource", "verdict", "openwiki_verdict", "span", "resource_now", "error"} <= set(evidence)
 
     [moved] = report["pages"][0]["claims"]
     assert (moved["id"], moved["statement"], moved["verdict"], moved["touched"]) == (
@@ -439,9 +421,7 @@ def test_claim_add_writes_a_valid_sidecar(repo: GitRepo, cli) -> None:
     repo.write("openwiki/guide/b.md", PAGE_B)
     repo.commit()
     root = repo.root
-    run = cli(
-        "claim", "add", "--repo", root, "a.md", "  a returns 1.  ", "repo://./src/a.py#L2", "repo://src/a.py"
-    )
+    run = cli("claim", "add", "--repo", root, "a.md", "  a returns 1.  ", "repo://./src/a.py#L2", "repo://src/a.py")
     first = _added_id(run)
     assert "(openwiki/.claims/a.json)" in run.out
     assert "  repo://src/a.py#L2-L2\n" in run.out
@@ -458,18 +438,14 @@ def test_claim_add_writes_a_valid_sidecar(repo: GitRepo, cli) -> None:
 
     # A second add appends; the page was edited meanwhile, so pageVersion follows it.
     repo.write("openwiki/a.md", PAGE_A + "\nMore.\n")
-    second = _added_id(
-        cli("claim", "add", "--repo", root, "/openwiki/a.md", "x is 1.", "repo://src/my file.py#L1")
-    )
+    second = _added_id(cli("claim", "add", "--repo", root, "/openwiki/a.md", "x is 1.", "repo://src/my file.py#L1"))
     sidecar = parse_sidecar(repo.read(path), path)
     assert [c.id for c in sidecar.claims] == [first, second]
     assert sidecar.claims[1].evidence[0].resource == "repo://src/my%20file.py#L1-L1"
     assert sidecar.page_version == "sha256:" + hashlib.sha256((PAGE_A + "\nMore.\n").encode()).hexdigest()
 
     # Pages in subfolders get sidecars in the matching subfolder; ids are unique across pages.
-    third = _added_id(
-        cli("claim", "add", "--repo", root, "openwiki/guide/b.md", "a again.", "repo://src/a.py#L1-L2")
-    )
+    third = _added_id(cli("claim", "add", "--repo", root, "openwiki/guide/b.md", "a again.", "repo://src/a.py#L1-L2"))
     nested = parse_sidecar(repo.read("openwiki/.claims/guide/b.json"), "b.json")
     assert [c.id for c in nested.claims] == [third]
     assert len({first, second, third}) == 3
@@ -484,9 +460,7 @@ def test_claim_add_rejects_duplicate_evidence_and_an_empty_statement(grounded, c
         cli("claim", "add", "--repo", root, "a.md", "x", "repo://src/a.py#L1", "repo://./src/a.py#L1-L1"),
         "listed twice",
     )
-    _usage_error(
-        cli("claim", "add", "--repo", root, "a.md", "   ", "repo://src/a.py#L1"), "the statement is empty"
-    )
+    _usage_error(cli("claim", "add", "--repo", root, "a.md", "   ", "repo://src/a.py#L1"), "the statement is empty")
 
 
 def test_claim_add_refuses_a_symlinked_sidecar_folder(repo: GitRepo, cli, tmp_path: Path) -> None:
@@ -511,9 +485,7 @@ def test_claim_add_does_not_overwrite_a_malformed_sidecar(grounded, cli) -> None
     run = cli("claim", "add", "--repo", repo.root, "a.md", "a returns 1.", "repo://src/a.py#L1-L2")
     _usage_error(run, "pageVersion")
     assert repo.read("openwiki/.claims/a.json") == broken
-    assert sorted(p.name for p in (repo.root / "openwiki/.claims").iterdir()) == [
-        "a.json"
-    ]  # no temporary left
+    assert sorted(p.name for p in (repo.root / "openwiki/.claims").iterdir()) == ["a.json"]  # no temporary left
 
 
 # -- claim confirm and retract -----------------------------------------------------------------------
@@ -563,9 +535,7 @@ def test_claim_confirm_refuses_evidence_that_is_gone(grounded, cli) -> None:
 
 def test_claim_retract(grounded, cli) -> None:
     repo, first = grounded
-    second = _added_id(
-        cli("claim", "add", "--repo", repo.root, "a.md", "a returns 1.", "repo://src/a.py#L1-L2")
-    )
+    second = _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "a returns 1.", "repo://src/a.py#L1-L2"))
     document = _sidecar(repo)
     document["verification"] = {"by": "reviewer", "at": "2026-01-05T10:00:00Z"}
     repo.write("openwiki/.claims/a.json", json.dumps(document, indent=2) + "\n")

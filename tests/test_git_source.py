@@ -284,17 +284,13 @@ def test_commit_snapshot_walk(linked: GitRepo, git: GitRepository) -> None:
     assert list(snap.walk("nowhere")) == []
 
 
-def test_commit_snapshot_walk_skips_entries_under_a_symlinked_folder(
-    repo: GitRepo, git: GitRepository
-) -> None:
+def test_commit_snapshot_walk_skips_entries_under_a_symlinked_folder(repo: GitRepo, git: GitRepository) -> None:
     """A hand-made tree holding both a symlink `docs/link` and files below `docs/link/`."""
     repo.write("seed.txt", "seed\n")
     repo.commit()
     blob = repo.git("hash-object", "-w", "seed.txt").strip()  # also the symlink's target, "seed\n"
     inner = _mktree(repo, f"100644 blob {blob}\tinner.md\n")
-    docs = _mktree(
-        repo, f"120000 blob {blob}\tlink\n040000 tree {inner}\tlink\n100644 blob {blob}\treal.md\n"
-    )
+    docs = _mktree(repo, f"120000 blob {blob}\tlink\n040000 tree {inner}\tlink\n100644 blob {blob}\treal.md\n")
     top = _mktree(repo, f"040000 tree {docs}\tdocs\n")
     commit = repo.git("commit-tree", top, "-m", "crafted").strip()
 
@@ -361,9 +357,7 @@ def test_worktree_entries(linked: GitRepo, git: GitRepository) -> None:
     assert snap.entry("missing/folder/file.py") is None
 
 
-def test_worktree_walk_reports_but_does_not_enter_symlinked_folders(
-    linked: GitRepo, git: GitRepository
-) -> None:
+def test_worktree_walk_reports_but_does_not_enter_symlinked_folders(linked: GitRepo, git: GitRepository) -> None:
     linked.write("src/untracked.md", "# new\n")
     walked = dict(git.worktree().walk("src"))
     assert walked == {

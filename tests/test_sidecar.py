@@ -181,11 +181,7 @@ def test_key_order_and_formatting_do_not_matter() -> None:
 
 
 def test_escapes_and_lone_surrogates_are_read() -> None:
-    text = (
-        _encode(_valid())
-        .decode()
-        .replace("Setup installs the CLI.", "Caf\\u00e9 \\ud83d\\ude00 \\ud800 \\/ end")
-    )
+    text = _encode(_valid()).decode().replace("Setup installs the CLI.", "Caf\\u00e9 \\ud83d\\ude00 \\ud800 \\/ end")
     parsed = parse_sidecar(text.encode(), PATH)
     assert parsed.claims[0].statement == "Café 😀 \ud800 / end"
 
@@ -229,9 +225,7 @@ UNKNOWN_KEYS: list[tuple[str, Callable[[dict], object], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("change", "location", "key"), [c[1:] for c in UNKNOWN_KEYS], ids=[c[0] for c in UNKNOWN_KEYS]
-)
+@pytest.mark.parametrize(("change", "location", "key"), [c[1:] for c in UNKNOWN_KEYS], ids=[c[0] for c in UNKNOWN_KEYS])
 def test_unknown_keys_are_rejected_at_every_level(change: Callable, location: str, key: str) -> None:
     _rejects(_with(change), location, "unknown", key)
 
@@ -250,9 +244,7 @@ MISSING_KEYS: list[tuple[Callable[[dict], object], str, str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("change", "location", "key"), MISSING_KEYS, ids=[f"{c[1]}.{c[2]}" for c in MISSING_KEYS]
-)
+@pytest.mark.parametrize(("change", "location", "key"), MISSING_KEYS, ids=[f"{c[1]}.{c[2]}" for c in MISSING_KEYS])
 def test_missing_required_keys_are_rejected(change: Callable, location: str, key: str) -> None:
     _rejects(_with(change), location, "missing", repr(key))
 
@@ -312,16 +304,12 @@ def test_evidence_must_be_an_array(evidence: object) -> None:
 
 
 def test_evidence_must_not_be_empty() -> None:
-    _rejects(
-        _with(lambda v: v["claims"][1].__setitem__("evidence", [])), "claims[1].evidence", "at least one"
-    )
+    _rejects(_with(lambda v: v["claims"][1].__setitem__("evidence", [])), "claims[1].evidence", "at least one")
 
 
 @pytest.mark.parametrize("record", ["repo://setup.py", None, [], 1])
 def test_each_evidence_record_must_be_an_object(record: object) -> None:
-    _rejects(
-        _with(lambda v: v["claims"][0]["evidence"].__setitem__(1, record)), "claims[0].evidence[1]", "object"
-    )
+    _rejects(_with(lambda v: v["claims"][0]["evidence"].__setitem__(1, record)), "claims[0].evidence[1]", "object")
 
 
 @pytest.mark.parametrize("verification", [None, "openwiki/0.3.3", [], 1, True])
@@ -378,18 +366,14 @@ def test_canonical_strings_must_be_strings(location: str, setter: Callable, valu
 @pytest.mark.parametrize("space", JS_WHITESPACE, ids=[f"U+{ord(c):04X}" for c in JS_WHITESPACE])
 @pytest.mark.parametrize("where", ["leading", "trailing", "only"])
 @pytest.mark.parametrize(("location", "setter"), CANON_FIELDS, ids=CANON_IDS)
-def test_canonical_strings_must_be_js_trimmed(
-    location: str, setter: Callable, where: str, space: str
-) -> None:
+def test_canonical_strings_must_be_js_trimmed(location: str, setter: Callable, where: str, space: str) -> None:
     value = {"leading": space + "x", "trailing": "x" + space, "only": space * 2}[where]
     _rejects(_with(lambda v: setter(v, value)), location, "whitespace")
 
 
 @pytest.mark.parametrize("char", NOT_JS_WHITESPACE, ids=[f"U+{ord(c):04X}" for c in NOT_JS_WHITESPACE])
 @pytest.mark.parametrize(("location", "setter"), CANON_FIELDS, ids=CANON_IDS)
-def test_characters_js_does_not_trim_are_accepted_at_the_edges(
-    location: str, setter: Callable, char: str
-) -> None:
+def test_characters_js_does_not_trim_are_accepted_at_the_edges(location: str, setter: Callable, char: str) -> None:
     for value in (f"x{char}", f"{char}x", f"{char}x{char}"):
         parse_sidecar(_with(lambda v, value=value: setter(v, value)), PATH)
 
@@ -467,9 +451,7 @@ def test_duplicate_json_object_keys_are_rejected(old: str, new: str, key: str) -
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
-@pytest.mark.parametrize(
-    "field", ['"schemaVersion": 1', '"id": "' + ID0 + '"', '"at": "2026-08-22T10:15:30.123Z"']
-)
+@pytest.mark.parametrize("field", ['"schemaVersion": 1', '"id": "' + ID0 + '"', '"at": "2026-08-22T10:15:30.123Z"'])
 def test_nan_and_infinity_are_not_json(constant: str, field: str) -> None:
     name = field.split(":", maxsplit=1)[0]
     assert field in _text()
@@ -556,9 +538,7 @@ def _build(value: dict) -> Sidecar:
             )
             for c in value["claims"]
         ),
-        verification=Verification(verification["by"], verification["at"])
-        if verification is not None
-        else None,
+        verification=Verification(verification["by"], verification["at"]) if verification is not None else None,
     )
 
 
@@ -566,9 +546,7 @@ def test_golden_cases_are_all_present() -> None:
     names = [case["name"] for case in CASES]
     assert len(names) >= 10
     assert sorted(names) == sorted(p.stem for p in (GOLDEN / "sidecars").glob("*.json"))
-    assert any(
-        "\ud800" in json.dumps(case, ensure_ascii=False) for case in CASES
-    )  # the lone surrogate survived
+    assert any("\ud800" in json.dumps(case, ensure_ascii=False) for case in CASES)  # the lone surrogate survived
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
@@ -616,10 +594,7 @@ def test_render_exact_small_document() -> None:
 
 def test_render_omits_verification_when_none() -> None:
     data = render_sidecar(Sidecar("sha256:" + "0" * 64, ()))
-    assert (
-        data
-        == b'{\n  "schemaVersion": 1,\n  "pageVersion": "sha256:' + b"0" * 64 + b'",\n  "claims": []\n}\n'
-    )
+    assert data == b'{\n  "schemaVersion": 1,\n  "pageVersion": "sha256:' + b"0" * 64 + b'",\n  "claims": []\n}\n'
     assert b"verification" not in data
 
 
@@ -696,9 +671,7 @@ def test_new_claim_id_is_accepted_by_the_reader() -> None:
     parse_sidecar(_encode(value), PATH)
 
 
-@pytest.mark.parametrize(
-    "empty", [(), [], iter(()), (c for c in ())], ids=["tuple", "list", "iter", "generator"]
-)
+@pytest.mark.parametrize("empty", [(), [], iter(()), (c for c in ())], ids=["tuple", "list", "iter", "generator"])
 def test_with_no_claims_drops_verification(empty: object) -> None:
     emptied = EXPECTED_VALID.with_claims(empty)
     assert emptied.claims == ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import GitRepo
 
 from bot.claims import Verdict
 from bot.claims.results import SweepReport
@@ -14,14 +15,17 @@ from bot.claims.sweep import SweepOptions, sweep
 from bot.pipeline import HandKeptClaims, check_repository
 from bot.source.git import GitRepository
 
-from conftest import GitRepo
-
-QUEUE = "class Queue:\n    def push(self, x):\n        self.items.append(x)\n\n    def pop(self):\n        return self.items.pop(0)\n"
+QUEUE = (
+    "class Queue:\n    def push(self, x):\n        self.items.append(x)\n\n"
+    "    def pop(self):\n        return self.items.pop(0)\n"
+)
 POOL = "WORKERS = 4\n\n\ndef run(tasks):\n    return [t() for t in tasks]\n"
 PAGE = "---\ntype: Concept\n---\n\n# Page\n\nProse.\n"
 
 
-def _ground(repo: GitRepo, claims: dict[str, list[tuple[str, list[str]]]], wiki_dir: str = "openwiki") -> dict[str, str]:
+def _ground(
+    repo: GitRepo, claims: dict[str, list[tuple[str, list[str]]]], wiki_dir: str = "openwiki"
+) -> dict[str, str]:
     """Write pages, add the claims through the hand-kept-claims use case, commit; statement → claim id."""
     ids = {}
     for page in claims:
@@ -103,7 +107,7 @@ def test_edits_moves_renames_reformatting_and_deletions(grounded: tuple[GitRepo,
     assert claims["old returns 0"].verdict is Verdict.UNRESOLVED  # type: ignore[attr-defined]
     # keep.md cites nothing the change touched: not re-checked in a diff-aware sweep.
     assert "keep is one" not in claims
-    assert (report.unaffected_pages, report.unaffected_claims) == (1, 1)
+    assert report.unaffected_pages == 1
     everything = _claims(_check(repo, recheck_all=True))
     assert everything["keep is one"].verdict is Verdict.FRESH  # type: ignore[attr-defined]
     assert report.needs_attention
@@ -122,7 +126,7 @@ def test_full_sweep_without_a_base_uses_openwiki_search_but_reanchors_moves(grou
 
 def test_cross_file_move_found_among_added_lines(grounded) -> None:
     repo, _ = grounded
-    repo.write("src/queue.py", QUEUE.split("\n    def pop")[0] + "\n")
+    repo.write("src/queue.py", QUEUE.split("\n    def pop", maxsplit=1)[0] + "\n")
     repo.write("src/popper.py", "# popping lives here now\n\n    def pop(self):\n        return self.items.pop(0)\n")
     repo.commit("move pop")
     pop = _claims(_check(repo))["pop takes the first"]
@@ -209,7 +213,10 @@ def test_evidence_that_becomes_a_symlink_is_an_error_touched_by_the_change(groun
     ("content", "problem"),
     [
         (b"{not json", "invalid JSON"),
-        (b'{"schemaVersion": 1, "pageVersion": "sha256:' + b"0" * 64 + b'", "claims": [], "extra": 1}', "unknown key 'extra'"),
+        (
+            b'{"schemaVersion": 1, "pageVersion": "sha256:' + b"0" * 64 + b'", "claims": [], "extra": 1}',
+            "unknown key 'extra'",
+        ),
         (b'{"schemaVersion": 2, "pageVersion": "x", "claims": []}', "schemaVersion"),
         (b"\xff\xfe", "not UTF-8"),
     ],
@@ -245,7 +252,7 @@ def test_orphan_symlinked_and_reserved_sidecars(grounded) -> None:
 
 
 def test_duplicate_claim_ids_across_pages(grounded) -> None:
-    repo, ids = grounded
+    repo, _ids = grounded
     keep = parse_sidecar(repo.read("openwiki/.claims/keep.json"), "keep.json")
     queue = parse_sidecar(repo.read("openwiki/.claims/queue.json"), "queue.json")
     clash = type(keep.claims[0])(queue.claims[0].id, keep.claims[0].statement, keep.claims[0].evidence)
@@ -273,10 +280,66 @@ def test_custom_wiki_folder(repo: GitRepo) -> None:
 
 def test_memory_snapshot_gives_the_same_answer_as_git(grounded) -> None:
     repo, _ = grounded
-    files = {
-        path: repo.read(path)
-        for path in repo.git("ls-files").split()
-    }
+    files = {path: repo.read(path) for path in repo.git("ls-files").split()}
     report = sweep(MemorySnapshot(files, label="memory"))
     assert report.summary["fresh"] == report.summary["claims"] == 7
     json.dumps(report.summary)
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        "repo://src/keep.py#L1",
+        "repo://./src/keep.py#L1",
+        "repo://src//keep.py#L1-L1",
+        "repo://src/x/../keep.py#L1",
+        "repo://src/./keep.py#L1",
+        "repo://src/%6Beep.py#L1",
+        "repo://src%2Fkeep.py#L1",
+        "repo://src\\keep.py#L1",
+        "repo://src/keep.py#L%31",
+    ],
+)
+def test_scoped_sweep_finds_claims_whatever_the_resource_spelling(grounded, spelling: str) -> None:
+    """The diff-aware sweep skips sidecars that cannot cite the change; no spelling may slip past it."""
+    repo, _ = grounded
+    path = "openwiki/.claims/pool.json"
+    sidecar = parse_sidecar(repo.read(path), path)
+    version = parse_sidecar(repo.read("openwiki/.claims/keep.json"), "k").claims[0].evidence[0].version
+    from bot.claims.sidecar import Claim
+
+    odd = Claim("claim_" + "e" * 32, "odd spelling", (EvidenceRecord(spelling, version),))
+    repo.write(path, render_sidecar(sidecar.with_claims((*sidecar.claims, odd))))
+    repo.commit("an oddly spelled resource", tag="odd")
+    repo.write("src/keep.py", "KEEP = 2\n")
+    repo.commit("edit keep.py")
+    claims = _claims(_check(repo, base="odd"))
+    assert claims["odd spelling"].verdict is Verdict.STALE  # type: ignore[attr-defined]
+    assert claims["keep is one"].verdict is Verdict.STALE  # type: ignore[attr-defined]
+    assert "four workers" not in claims  # same page, cites nothing the change touched: not re-checked
+
+
+def test_scoped_sweep_rechecks_every_claim_of_a_page_whose_sidecar_changed(grounded) -> None:
+    repo, _ = grounded
+    with GitRepository(repo.root) as git:
+        HandKeptClaims(git, "openwiki").add("pool.md", "another pool claim", ["repo://src/pool.py#L4"])
+    repo.commit("one more claim")
+    report = _check(repo)
+    assert {c.statement for _, c in report.claims()} == {
+        "four workers",
+        "run runs all",
+        "whole pool file",
+        "another pool claim",
+    }
+    assert report.unaffected_pages == 3
+
+
+def test_unrelated_broken_sidecar_is_reported_by_full_sweeps_not_by_the_change(grounded) -> None:
+    repo, _ = grounded
+    repo.write("openwiki/.claims/legacy.json", b"{broken")
+    repo.commit("break an unrelated sidecar", tag="broken")
+    repo.write("src/keep.py", "KEEP = 3\n")
+    repo.commit("edit keep")
+    assert _check(repo, base="broken").summary["page_errors"] == 0
+    assert _check(repo, base="broken", recheck_all=True).summary["page_errors"] == 1
+    assert _check(repo, base=None).summary["page_errors"] == 1

@@ -122,7 +122,7 @@ def append_inside(rng, lines, s, e):
     if e - s < 2:
         return edit_inside(rng, lines, s, e)
     at = rng.randint(s + 1, e - 1)
-    return lines[:at] + [_unique(rng)] + lines[at:], "changed", None, "\n"
+    return [*lines[:at], _unique(rng), *lines[at:]], "changed", None, "\n"
 
 
 def delete_range(rng, lines, s, e):

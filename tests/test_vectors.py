@@ -37,7 +37,12 @@ def _bytes(b64: str | None) -> bytes | None:
 def test_vector_files_are_complete() -> None:
     assert len(CASES) == 1600
     assert len(TRUTH_CASES) == 600
-    assert Counter(c["truth"]["content"] for c in TRUTH_CASES) == {"same": 240, "changed": 137, "cosmetic": 113, "gone": 110}
+    assert Counter(c["truth"]["content"] for c in TRUTH_CASES) == {
+        "same": 240,
+        "changed": 137,
+        "cosmetic": 113,
+        "gone": 110,
+    }
 
 
 def test_resource_vectors() -> None:

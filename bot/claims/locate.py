@@ -8,14 +8,13 @@ gets a new token (stale); anything else is None (unresolved).
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from .text import FileText, sha_hex
-from .versions import LinesVersion, lines_version, parse_lines_version
+from .text import FileText
+from .versions import LinesVersion, canonical_selected_count, lines_version, parse_lines_version
 
 
-@dataclass(frozen=True, slots=True)
-class Located:
+class Located(NamedTuple):
     """Where a line range stands: lines [start, end) and the version for them."""
 
     start: int
@@ -24,11 +23,22 @@ class Located:
     unchanged: bool  # the stored version was found verbatim (OpenWiki: fresh)
 
 
-def locate_lines(text: FileText, hint: tuple[int, int], previous_version: str | None) -> Located | None:
-    """Resolve a line-range resource (hint is 1-based inclusive) against `text`, as OpenWiki does."""
-    lines = text.lines
+def locate_lines(
+    text: FileText, hint: tuple[int, int], previous_version: str | None, *, hint_checked: bool = False
+) -> Located | None:
+    """Resolve a line-range resource (hint is 1-based inclusive) against `text`, as OpenWiki does.
+
+    `hint_checked`: the caller already found that `unchanged_at_hint` is false, so skip that check.
+    """
     start, end = hint[0] - 1, hint[1]
-    has_hint = end <= len(lines)
+    has_hint = end <= text.line_count
+    if (
+        has_hint
+        and previous_version is not None
+        and not hint_checked
+        and unchanged_at_hint(text, start, end, previous_version)
+    ):
+        return Located(start, end, previous_version, unchanged=True)
     previous = parse_lines_version(previous_version)
     if previous is None:
         if not has_hint:
@@ -38,6 +48,15 @@ def locate_lines(text: FileText, hint: tuple[int, int], previous_version: str | 
     if found is not None:
         return Located(found, found + previous.selected_count, previous.token, unchanged=True)
     return _locate_changed(text, previous)
+
+
+def unchanged_at_hint(text: FileText, start: int, end: int, token: str) -> bool:
+    """Step 2a for the common case: a canonical token whose text stands exactly at lines [start, end)."""
+    return (
+        end <= text.line_count
+        and token[21:85] == text.span_hash(start, end)  # a real digest: also proves the part is valid hex
+        and canonical_selected_count(token) == end - start
+    )
 
 
 def locate_unchanged(text: FileText, previous: LinesVersion, hint: tuple[int, int] | None) -> int | None:
@@ -52,19 +71,12 @@ def locate_unchanged(text: FileText, previous: LinesVersion, hint: tuple[int, in
         j = i + count
         if j > len(lines):
             break
-        if (
-            (count == 1 or last_hash == _line_hash(text, j - 1))
-            and text.span_hash(i, j) == previous.content_hash
-        ):
+        if (count == 1 or last_hash == text.line_hash(j - 1)) and text.span_hash(i, j) == previous.content_hash:
             matches.append(i)
     if len(matches) == 1:
         return matches[0]
     survivors = [i for i in matches if _contexts_match(text, previous, i, i + count)]
     return survivors[0] if len(survivors) == 1 else None
-
-
-def _line_hash(text: FileText, index: int) -> str:
-    return sha_hex(text.lines[index])
 
 
 def _contexts_match(text: FileText, previous: LinesVersion, start: int, end: int) -> bool:

@@ -72,8 +72,8 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
     out = [_header(report), summary_line(report)]
     if report.unaffected_pages:
         out.append(
-            f"{report.unaffected_pages} pages ({report.unaffected_claims} claims) cite nothing this change "
-            "touched and were not re-checked; --all re-checks them."
+            f"Only claims citing what this change touched were re-checked; {report.unaffected_pages} pages cite "
+            "nothing it touched (--all re-checks everything)."
         )
     for page in report.pages:
         out.append("")
@@ -91,7 +91,9 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
                 mark = "  [this change]"
             elif report.base and claim.verdict.needs_attention:
                 mark = "  [before this change]"
-            out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {claim.id}  {_clip(claim.statement, 90)}{mark}")
+            out.append(
+                f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {claim.id}  {_clip(claim.statement, 90)}{mark}"
+            )
             if claim.error:
                 out.append(f"      {claim.error}")
             for evidence in claim.evidence:
@@ -147,7 +149,11 @@ def render_markdown(report: SweepReport, limit: int | None = None) -> str:
         "| " + " | ".join(str(s[v.value]) for v in Verdict) + " |",
     ]
     if report.unaffected_pages:
-        head += ["", f"{report.unaffected_pages} pages ({report.unaffected_claims} claims) cite nothing this change touched."]
+        head += [
+            "",
+            f"Only claims citing what this change touched were re-checked; {report.unaffected_pages} pages "
+            "cite nothing it touched.",
+        ]
     claims = report.claims()
     touched_attention = [(p, c) for p, c in claims if c.touched and c.verdict.needs_attention]
     older = [(p, c) for p, c in claims if not c.touched and c.verdict.needs_attention]

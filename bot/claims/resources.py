@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 from urllib.parse import quote
 
 from .errors import EvidenceResourceError
@@ -17,8 +18,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _UNRESERVED_PATH = re.compile(r"[A-Za-z0-9\-_.!~*'()/]*")  # what encodeURIComponent leaves as it is
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceResource:
+class EvidenceResource(NamedTuple):
     """A parsed resource: a normalised repository-relative path and an optional 1-based inclusive span."""
 
     path: str
@@ -31,10 +31,7 @@ class EvidenceResource:
 
     @property
     def canonical(self) -> str:
-        if _UNRESERVED_PATH.fullmatch(self.path):
-            encoded = self.path
-        else:
-            encoded = "/".join(_encode_segment(seg) for seg in self.path.split("/"))
+        encoded = _encode_path(self.path)
         if self.start is None:
             return SCHEME + encoded
         return f"{SCHEME}{encoded}#L{self.start}-L{self.end}"
@@ -104,51 +101,64 @@ def normalize_posix(path: str) -> str:
 
 
 def parse_resource(resource: str) -> EvidenceResource:
-    """Parse a `repo://` resource; raise EvidenceResourceError with OpenWiki's reason when it is rejected."""
+    """Parse a `repo://` resource; raise EvidenceResourceError with OpenWiki's reason when it is rejected.
+
+    The path and the `#L` fragment are decoded independently (split at the first `#`), so each part is
+    parsed once per distinct value: a wiki cites the same files and the same ranges over and over.
+    """
     if not isinstance(resource, str) or not resource.startswith(SCHEME):
         raise EvidenceResourceError(f"Unsupported evidence resource: {resource!r}")
-    rest = resource[len(SCHEME) :]
-    raw_path, sep, raw_fragment = rest.partition("#")
-    if sep and "#" in raw_fragment:
-        raise EvidenceResourceError("Invalid evidence resource: unescaped fragment delimiter")
-    path = _decode_uri_component(raw_path)
-    fragment = _decode_uri_component(raw_fragment) if sep else None
-    if _CONTROL.search(path) or (fragment is not None and _CONTROL.search(fragment)):
-        raise EvidenceResourceError("Invalid evidence resource: control characters are not allowed")
+    raw_path, sep, raw_fragment = resource[len(SCHEME) :].partition("#")
+    path = _parse_path(raw_path)
+    if not sep:
+        return EvidenceResource(path)
+    start, end = _parse_fragment(raw_fragment)
+    return EvidenceResource(path, start, end)
 
+
+@lru_cache(maxsize=65536)
+def _parse_path(raw: str) -> str:
+    path = _decode_uri_component(raw)
+    if _CONTROL.search(path):
+        raise EvidenceResourceError(f"Invalid evidence resource: control characters are not allowed in {raw!r}")
     path = normalize_posix(path.replace("\\", "/"))
     if path.startswith("./"):
         path = path[2:]
     if path in ("", ".") or path.startswith(("../", "/")) or _DRIVE.match(path):
-        raise EvidenceResourceError(f"Invalid evidence resource: path must stay inside the repository: {resource!r}")
+        raise EvidenceResourceError(f"Invalid evidence resource: path must stay inside the repository: {raw!r}")
     lowered = path.lower()
     if lowered == ".git" or lowered.startswith(".git/") or lowered == "openwiki" or lowered.startswith("openwiki/"):
-        raise EvidenceResourceError(f"Invalid evidence resource: reserved path: {resource!r}")
-
-    start = end = None
-    if fragment is not None:
-        match = _FRAGMENT.fullmatch(fragment)
-        if match is None:
-            raise EvidenceResourceError(f"Invalid evidence resource: bad line range {fragment!r}")
-        start = int(match.group(1))
-        end = int(match.group(2)) if match.group(2) is not None else start
-        if start > _MAX_SAFE_INTEGER or end > _MAX_SAFE_INTEGER:
-            raise EvidenceResourceError(f"Invalid evidence resource: line number too large {fragment!r}")
-        if end < start:
-            raise EvidenceResourceError(f"Invalid evidence resource: range ends before it starts {fragment!r}")
-
-    parsed = EvidenceResource(path, start, end)
-    canonical = parsed.canonical
-    if canonical != resource and _reparse(canonical) != parsed:
-        raise EvidenceResourceError(f"Invalid evidence resource: does not round-trip: {resource!r}")
-    return parsed
+        raise EvidenceResourceError(f"Invalid evidence resource: reserved path: {raw!r}")
+    encoded = _encode_path(path)
+    if encoded != raw and _parse_path(encoded) != path:  # the formatter re-parses its own output
+        raise EvidenceResourceError(f"Invalid evidence resource: does not round-trip: {raw!r}")
+    return path
 
 
-def _reparse(canonical: str) -> EvidenceResource | None:
-    try:
-        return parse_resource(canonical)
-    except EvidenceResourceError:
-        return None
+@lru_cache(maxsize=65536)
+def _parse_fragment(raw: str) -> tuple[int, int]:
+    if "#" in raw:
+        raise EvidenceResourceError("Invalid evidence resource: unescaped fragment delimiter")
+    fragment = _decode_uri_component(raw)
+    if _CONTROL.search(fragment):
+        raise EvidenceResourceError("Invalid evidence resource: control characters are not allowed")
+    match = _FRAGMENT.fullmatch(fragment)
+    if match is None:
+        raise EvidenceResourceError(f"Invalid evidence resource: bad line range {fragment!r}")
+    start = int(match.group(1))
+    end = int(match.group(2)) if match.group(2) is not None else start
+    if start > _MAX_SAFE_INTEGER or end > _MAX_SAFE_INTEGER:
+        raise EvidenceResourceError(f"Invalid evidence resource: line number too large {fragment!r}")
+    if end < start:
+        raise EvidenceResourceError(f"Invalid evidence resource: range ends before it starts {fragment!r}")
+    return start, end
+
+
+@lru_cache(maxsize=65536)
+def _encode_path(path: str) -> str:
+    if _UNRESERVED_PATH.fullmatch(path):
+        return path
+    return "/".join(_encode_segment(seg) for seg in path.split("/"))
 
 
 def canonical_resource(resource: str) -> str:

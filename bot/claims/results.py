@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .verdicts import OpenWikiVerdict, Verdict
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceResult:
+class EvidenceResult(NamedTuple):
     resource: str  # as stored in the sidecar
     version: str  # as stored in the sidecar
     verdict: Verdict
@@ -48,8 +48,7 @@ class SweepReport:
     wiki_dir: str
     pages: tuple[PageResult, ...]
     ungrounded_pages: tuple[str, ...] = ()
-    unaffected_pages: int = 0  # diff-aware sweep: pages the change cannot have affected, not re-checked
-    unaffected_claims: int = 0
+    unaffected_pages: int = 0  # diff-aware sweep: pages citing nothing the change touched, not re-checked
     summary: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -67,7 +66,6 @@ class SweepReport:
             page_errors=sum(1 for p in self.pages if p.error),
             ungrounded_pages=len(self.ungrounded_pages),
             unaffected_pages=self.unaffected_pages,
-            unaffected_claims=self.unaffected_claims,
         )
         object.__setattr__(self, "summary", summary)
 

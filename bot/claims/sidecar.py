@@ -15,7 +15,10 @@ from .text import sha_hex
 SCHEMA_VERSION = 1
 _PAGE_VERSION = re.compile(r"sha256:[a-f0-9]{64}")
 # String.prototype.trim's whitespace: WhiteSpace and LineTerminator of ECMA-262 (not Python's str.strip set).
-_JS_WHITESPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_WHITESPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -130,9 +133,7 @@ def parse_sidecar(data: bytes, path: str) -> Sidecar:
     """Read a sidecar exactly as strictly as OpenWiki does; raise SidecarError naming the file and problem."""
     reader = _Reader(path)
     try:
-        raw = json.loads(
-            data.decode("utf-8"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants
-        )
+        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
     except UnicodeDecodeError as exc:
         raise reader.fail("", f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
     except ValueError as exc:
@@ -151,7 +152,9 @@ def parse_sidecar(data: bytes, path: str) -> Sidecar:
     verification = None
     if "verification" in top:
         ver = reader.obj(top["verification"], "verification", ("by", "at"))
-        verification = Verification(reader.canon(ver["by"], "verification.by"), reader.canon(ver["at"], "verification.at"))
+        verification = Verification(
+            reader.canon(ver["by"], "verification.by"), reader.canon(ver["at"], "verification.at")
+        )
     return Sidecar(version, claims, verification)
 
 

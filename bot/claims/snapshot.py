@@ -62,10 +62,11 @@ class MemorySnapshot:
         self._dirs = {p.rsplit("/", k)[0] for p in [*self.files, *self.symlinks] for k in range(1, p.count("/") + 1)}
 
     def entry(self, path: str) -> Entry | None:
-        parts = path.split("/")
-        for k in range(1, len(parts) + 1):
-            if "/".join(parts[:k]) in self.symlinks:
-                return Entry(Kind.SYMLINK)
+        if self.symlinks:
+            parts = path.split("/")
+            for k in range(1, len(parts) + 1):
+                if "/".join(parts[:k]) in self.symlinks:
+                    return Entry(Kind.SYMLINK)
         if path in self.files:
             return Entry(Kind.FILE, len(self.files[path]))
         if path in self._dirs:
@@ -80,11 +81,12 @@ class MemorySnapshot:
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         prefix = top.rstrip("/") + "/"
-        for path in sorted(self.files):
-            if path.startswith(prefix) and not any(
-                "/".join(path.split("/")[:k]) in self.symlinks for k in range(1, path.count("/") + 1)
+        for path, content in self.files.items():
+            if path.startswith(prefix) and not (
+                self.symlinks
+                and any("/".join(path.split("/")[:k]) in self.symlinks for k in range(1, path.count("/") + 1))
             ):
-                yield path, Entry(Kind.FILE, len(self.files[path]))
+                yield path, Entry(Kind.FILE, len(content))
         for path in sorted(self.symlinks):
             if path.startswith(prefix):
                 yield path, Entry(Kind.SYMLINK)

@@ -8,6 +8,8 @@ both exact and fast: UTF-8 is self-synchronising, so splitting the bytes on b"\\
 from __future__ import annotations
 
 from hashlib import sha256
+from itertools import accumulate, count
+from operator import add
 
 _WS = b" \t\r\n\x0b\x0c"
 
@@ -37,7 +39,7 @@ def normalized(line: bytes) -> bytes:
 class FileText:
     """One file's content with lazily built lines and hash indexes, shared by every claim citing it."""
 
-    __slots__ = ("_line_hashes", "_lines", "_window_index", "data", "is_binary")
+    __slots__ = ("_line_hash_list", "_line_hashes", "_lines", "_offsets", "_window_index", "data", "is_binary")
 
     def __init__(self, raw: bytes) -> None:
         try:
@@ -48,7 +50,9 @@ class FileText:
         # git's heuristic: a NUL byte in the first 8000 bytes means binary.
         self.is_binary = b"\x00" in raw[:8000]
         self._lines: list[bytes] | None = None
+        self._offsets: list[int] | None = None
         self._line_hashes: dict[str, list[int]] | None = None
+        self._line_hash_list: list[str] = []
         self._window_index: dict[int, dict[str, list[int]]] = {}
 
     @property
@@ -58,28 +62,52 @@ class FileText:
         return self._lines
 
     @property
+    def offsets(self) -> list[int]:
+        """Where each line starts, then where the last one ends: spans are one slice, not a join."""
+        if self._offsets is None:
+            parts = self.data.split(b"\n")
+            last = parts.pop()
+            offsets = [0, *map(add, accumulate(map(len, parts)), count(1))]
+            if last:
+                offsets.append(len(self.data))
+            self._offsets = offsets
+        return self._offsets
+
+    @property
+    def line_count(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
     def text(self) -> str:
         return self.data.decode("utf-8")
 
     def join(self, start: int, end: int) -> bytes:
         """The bytes of lines [start, end)."""
-        return b"".join(self.lines[start:end])
+        offsets = self.offsets
+        return self.data[offsets[start] : offsets[end]] if start < end else b""
 
     def span_hash(self, start: int, end: int) -> str:
-        return sha_hex(b"".join(self.lines[start:end]))
+        offsets = self.offsets
+        return sha256(self.data[offsets[start] : offsets[end]] if start < end else b"").hexdigest()
 
     def positions_of_line_hash(self, digest: str) -> list[int]:
         """Indexes of the lines whose own hash is `digest` (built once, on first use)."""
         if self._line_hashes is None:
-            index: dict[str, list[int]] = {}
             seen: dict[bytes, str] = {}
-            for i, line in enumerate(self.lines):
-                h = seen.get(line)
-                if h is None:
-                    h = seen[line] = sha_hex(line)
+            hashes = self._line_hash_list = [
+                seen[line] if line in seen else seen.setdefault(line, sha256(line).hexdigest()) for line in self.lines
+            ]
+            index: dict[str, list[int]] = {}
+            for i, h in enumerate(hashes):
                 index.setdefault(h, []).append(i)
             self._line_hashes = index
         return self._line_hashes.get(digest, [])
+
+    def line_hash(self, index: int) -> str:
+        """The hash of one line (from the index when it is built)."""
+        if self._line_hash_list:
+            return self._line_hash_list[index]
+        return sha_hex(self.lines[index])
 
     def window_starts(self, width: int, digest: str) -> list[int]:
         """Start indexes of every window of `width` lines whose joined text hashes to `digest`."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+from typing import NamedTuple
 
 from .linediff import LineDiff
 from .locate import locate_lines, locate_unchanged
@@ -23,8 +23,7 @@ from .verdicts import OpenWikiVerdict, Verdict
 from .versions import file_version, lines_version, parse_file_version, parse_lines_version
 
 
-@dataclass(frozen=True, slots=True)
-class Tracked:
+class Tracked(NamedTuple):
     """Where one evidence record stands after a change, and what to store for it."""
 
     verdict: Verdict
@@ -141,10 +140,10 @@ def _track_span(
         placements = sorted({mapped[k] - k for k in survivors})
         new_lines = own.new.lines
         for t in placements:
-            if 0 <= t and t + n <= len(new_lines) and new_lines[t : t + n] == old_lines:
+            if t >= 0 and t + n <= len(new_lines) and new_lines[t : t + n] == old_lines:
                 return _placed(res, stored, own, t, old_lines)
         for t in placements:
-            if 0 <= t and t + n <= len(new_lines) and _loose_equal(new_lines[t : t + n], old_lines):
+            if t >= 0 and t + n <= len(new_lines) and _loose_equal(new_lines[t : t + n], old_lines):
                 return _placed(res, stored, own, t, old_lines)
     # The span was deleted here when at most half of its lines survive and none of them is a line
     # unique on both sides: only then can its text have gone elsewhere.
@@ -236,7 +235,9 @@ def _same_file(new: FileText, old: FileText, loose: bool) -> bool:
     return _loose_equal(new.lines, old.lines)
 
 
-def reference_verdict(res: EvidenceResource, stored: str, new: FileText | None, path: str | None) -> Tracked:
+def reference_verdict(
+    res: EvidenceResource, stored: str, new: FileText | None, path: str | None, *, hint_checked: bool = False
+) -> Tracked:
     """OpenWiki's algorithm on the current file, reported in Wikiwarden's terms (the fallback)."""
     if new is None or path is None:
         return Tracked(Verdict.UNRESOLVED)
@@ -246,9 +247,11 @@ def reference_verdict(res: EvidenceResource, stored: str, new: FileText | None, 
         if version != stored:
             return Tracked(Verdict.STALE, None, now, version, new_text=new.text)
         return Tracked(Verdict.FRESH if path == res.path else Verdict.MOVED, None, now, stored)
-    located = locate_lines(new, (res.start, res.end), stored)  # type: ignore[arg-type]
+    located = locate_lines(new, (res.start, res.end), stored, hint_checked=hint_checked)  # type: ignore[arg-type]
     if located is None:
         return Tracked(Verdict.UNRESOLVED)
+    if located.unchanged and path == res.path and located.start + 1 == res.start and located.end == res.end:
+        return Tracked(Verdict.FRESH, (res.start, res.end), res.canonical, stored)  # type: ignore[arg-type]
     if not located.unchanged:
         return _stale(res, ChangedFile(path, None, new), located.start, located.end, None)
     now = res.moved_to(path, located.start + 1, located.end)

@@ -6,7 +6,7 @@ import base64
 import binascii
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .text import FileText, sha_hex
 
@@ -23,7 +23,7 @@ _CANONICAL_METADATA = re.compile(
     rb'"precedingContextHash":"([a-f0-9]{64})","followingContextLineCount":([0-3]),'
     rb'"followingContextHash":"([a-f0-9]{64})"\}'
 )
-_LINES_TOKEN = re.compile(r"repo-lines-v1:sha256:([a-f0-9]{64}):([A-Za-z0-9_-]+)")
+_PAYLOAD = re.compile(r"[A-Za-z0-9_-]+")
 _HEX64 = re.compile(r"[a-f0-9]{64}")
 _MAX_SAFE_INTEGER = 2**53 - 1
 _KEYS = (
@@ -37,8 +37,7 @@ _KEYS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class LinesVersion:
+class LinesVersion(NamedTuple):
     """A parsed `repo-lines-v1` token: the span's hash plus what the relocation search anchors on."""
 
     token: str
@@ -97,22 +96,61 @@ def _hex(value: object) -> str | None:
     return value if isinstance(value, str) and _HEX64.fullmatch(value) else None
 
 
+def _payload_bytes(payload: str) -> bytes | None:
+    """base64url without padding, decoded strictly (a character outside the alphabet is an error)."""
+    try:
+        return binascii.a2b_base64(
+            payload.replace("-", "+").replace("_", "/") + "=" * (-len(payload) % 4), strict_mode=True
+        )
+    except (binascii.Error, ValueError):
+        return None
+
+
+def canonical_selected_count(token: str) -> int | None:
+    """`selectedLineCount` of a token whose metadata is written in canonical form (as OpenWiki writes it).
+
+    The cheap check behind the common case. The content-hash part is NOT checked here: callers compare it
+    with a digest they computed. None does not mean invalid, only "use parse_lines_version".
+    """
+    if len(token) < 90 or not token.startswith(LINES_PREFIX) or token[85] != ":":
+        return None
+    payload = token[86:]
+    if "+" in payload or "/" in payload or "=" in payload:
+        return None
+    raw = _payload_bytes(payload)
+    if raw is None:
+        return None
+    fast = _CANONICAL_METADATA.fullmatch(raw)
+    return int(fast.group(1)) if fast is not None and len(fast.group(1)) < 16 else None
+
+
 def parse_lines_version(token: object) -> LinesVersion | None:
     """Parse a `repo-lines-v1` token strictly; anything malformed is None ("no previous version")."""
     if not isinstance(token, str):
         return None
-    match = _LINES_TOKEN.fullmatch(token)
-    if match is None:
+    # repo-lines-v1:sha256:<64 hex>:<base64url>, checked piece by piece (a regex over 680 characters is slow)
+    if len(token) < 88 or not token.startswith(LINES_PREFIX) or token[85] != ":":
         return None
-    payload = match.group(2)
-    try:
-        raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-    except (binascii.Error, ValueError):
+    content_hash, payload = token[21:85], token[86:]
+    if _HEX64.fullmatch(content_hash) is None or _PAYLOAD.fullmatch(payload) is None:
         return None
-    fast = _CANONICAL_METADATA.fullmatch(raw)  # type: ignore[call-overload]
+    raw = _payload_bytes(payload)
+    if raw is None:
+        return None
+    fast = _CANONICAL_METADATA.fullmatch(raw)
     if fast is not None and int(fast.group(1)) <= _MAX_SAFE_INTEGER:
-        g = [x.decode() for x in fast.groups()]
-        return LinesVersion(token, match.group(1), int(g[0]), g[1], g[2], int(g[3]), g[4], int(g[5]), g[6])
+        g = fast.group
+        return LinesVersion(
+            token,
+            content_hash,
+            int(g(1)),
+            g(2).decode(),
+            g(3).decode(),
+            int(g(4)),
+            g(5).decode(),
+            int(g(6)),
+            g(7).decode(),
+        )
     try:
         metadata = json.loads(raw.decode("utf-8"))
     except ValueError:
@@ -132,7 +170,7 @@ def parse_lines_version(token: object) -> LinesVersion | None:
     first, last, preceding_hash, following_hash = hashes
     return LinesVersion(
         token=token,
-        content_hash=match.group(1),
+        content_hash=content_hash,
         selected_count=selected,
         first_hash=first,  # type: ignore[arg-type]
         last_hash=last,  # type: ignore[arg-type]

@@ -146,7 +146,9 @@ class GitRepository:
         if rev.startswith("-"):
             raise GitError(f"not a revision: {rev!r}")
         try:
-            return self.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+            return (
+                self.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+            )
         except GitError as exc:
             raise GitError(f"{rev!r} does not name a commit in {self.root}") from exc
 
@@ -171,9 +173,6 @@ class GitRepository:
         """Contents by blob id, through the cache and one pipelined batch for what is not cached."""
         wanted = list(dict.fromkeys(oids))
         missing = [oid for oid in wanted if oid not in self._blobs]
-        if missing:
-            if self._cat is None:
-                self._cat = _CatFile(self.root)
         found = {oid: data for oid in wanted if (data := self._blobs.get(oid)) is not None}
         if missing:
             if self._cat is None:
