@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     confirm = claim_commands.add_parser("confirm", help="re-baseline a claim's evidence to the code as it is now")
     _common(confirm)
     confirm.add_argument("id")
+    confirm.add_argument(
+        "--base", metavar="REV", help="follow the evidence through the change from this commit (renames, moves) first"
+    )
     confirm.set_defaults(run=_claim_confirm)
     retract = claim_commands.add_parser("retract", help="remove a claim")
     _common(retract)
@@ -142,7 +145,7 @@ def _claim_add(args: argparse.Namespace) -> int:
 def _claim_confirm(args: argparse.Namespace) -> int:
     repo, claims = _claims(args)
     with repo:
-        edit = claims.confirm(args.id)
+        edit = claims.confirm(args.id, args.base)
     assert edit.claim is not None
     print(f"confirmed {edit.claim.id} on {edit.page}; evidence re-baselined to the code as it is now:")
     for record in edit.claim.evidence:

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from .claims.edit import add_claim, replace_evidence, retract_claim
 from .claims.pages import normalize_wiki_dir, page_argument
 from .claims.results import SweepReport
-from .claims.sidecar import Claim
+from .claims.sidecar import Claim, EvidenceRecord
 from .claims.sweep import Change, Sweeper, SweepOptions, sweep
+from .claims.verdicts import Verdict
 from .localwiki import LocalWiki
 from .source.git import GitRepository
 
@@ -27,6 +28,9 @@ def check_repository(
     return sweep(head_snapshot, change, options)
 
 
+_FOLLOWABLE = (Verdict.FRESH, Verdict.MOVED, Verdict.COSMETIC, Verdict.STALE)
+
+
 @dataclass(frozen=True)
 class ClaimEdit:
     page: str
@@ -38,12 +42,13 @@ class HandKeptClaims:
     """`wikiwarden claim ...`: a person grounding a page by hand, with OpenWiki's sidecar semantics."""
 
     def __init__(self, repo: GitRepository, wiki_dir: str, max_file_bytes: int | None = None) -> None:
+        self.repo = repo
         self.wiki_dir = normalize_wiki_dir(wiki_dir)
         self.wiki = LocalWiki(repo.root, self.wiki_dir)
-        options = SweepOptions(wiki_dir=self.wiki_dir)
+        self.options = SweepOptions(wiki_dir=self.wiki_dir)
         if max_file_bytes is not None:
-            options = SweepOptions(wiki_dir=self.wiki_dir, max_file_bytes=max_file_bytes)
-        self.reader = Sweeper(self.wiki.snapshot, None, options, self.wiki_dir)
+            self.options = SweepOptions(wiki_dir=self.wiki_dir, max_file_bytes=max_file_bytes)
+        self.reader = Sweeper(self.wiki.snapshot, None, self.options, self.wiki_dir)
 
     def add(self, page_arg: str, statement: str, resources: list[str]) -> ClaimEdit:
         page = page_argument(page_arg, self.wiki_dir)
@@ -54,16 +59,30 @@ class HandKeptClaims:
         updated, claim = add_claim(sidecar, page_bytes, statement, evidence, taken)
         return ClaimEdit(page, self.wiki.write_sidecar(page, updated), claim)
 
-    def confirm(self, claim_id: str) -> ClaimEdit:
+    def confirm(self, claim_id: str, base: str | None = None) -> ClaimEdit:
+        """Re-baseline a claim's evidence to the working tree; with `base`, follow it through the change
+        from that commit first (renames and moves into other files included)."""
         page = self.wiki.find(claim_id)
         sidecar = self.wiki.read_sidecar(page)
         assert sidecar is not None
         claim = next(c for c in sidecar.claims if c.id == claim_id)
-        evidence = [self.reader.rebaseline(record) for record in claim.evidence]
+        if base is None:
+            evidence = [self.reader.rebaseline(record) for record in claim.evidence]
+        else:
+            base_snapshot = self.repo.snapshot(base)
+            change = Change(base_snapshot, self.repo.changes(base_snapshot.commit, None))
+            tracker = Sweeper(self.wiki.snapshot, change, self.options, self.wiki_dir)
+            evidence = [self._followed(tracker, record) for record in claim.evidence]
         updated = replace_evidence(sidecar, self.wiki.read_page(page), claim_id, evidence)
         return ClaimEdit(
             page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id)
         )
+
+    def _followed(self, tracker: Sweeper, record: EvidenceRecord) -> EvidenceRecord:
+        result = tracker.evaluate(record)
+        if result.verdict in _FOLLOWABLE and result.resource_now and result.version_now:
+            return EvidenceRecord(result.resource_now, result.version_now)
+        return self.reader.rebaseline(record)  # says clearly why the evidence cannot be re-anchored
 
     def retract(self, claim_id: str) -> ClaimEdit:
         page = self.wiki.find(claim_id)

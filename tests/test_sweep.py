@@ -343,3 +343,21 @@ def test_unrelated_broken_sidecar_is_reported_by_full_sweeps_not_by_the_change(g
     assert _check(repo, base="broken").summary["page_errors"] == 0
     assert _check(repo, base="broken", recheck_all=True).summary["page_errors"] == 1
     assert _check(repo, base=None).summary["page_errors"] == 1
+
+
+def test_confirm_follows_a_rename_through_the_change(grounded) -> None:
+    """After `git mv`, plain confirm cannot find the file; `confirm --base` follows git's rename detection."""
+    repo, ids = grounded
+    (repo.root / "lib").mkdir()
+    repo.git("mv", "src/pool.py", "lib/pool.py")
+    repo.write("lib/pool.py", "# workers\n" + POOL)
+    repo.commit("move the pool")
+    with GitRepository(repo.root) as git:
+        keeper = HandKeptClaims(git, "openwiki")
+        with pytest.raises(Exception, match="does not exist"):
+            keeper.confirm(ids["run runs all"])
+        edit = keeper.confirm(ids["run runs all"], base="base")
+    assert [e.resource for e in edit.claim.evidence] == ["repo://lib/pool.py#L5-L6"]  # type: ignore[union-attr]
+    claims = _claims(_check(repo, base=None, head=None))  # the working tree, where confirm wrote
+    assert claims["run runs all"].verdict is Verdict.FRESH  # type: ignore[attr-defined]
+    assert claims["four workers"].verdict is Verdict.UNRESOLVED  # type: ignore[attr-defined]  # not confirmed
