@@ -13,7 +13,7 @@ from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
 from .demo import run_demo
-from .pipeline import HandKeptClaims, check_repository
+from .pipeline import ClaimEdit, HandKeptClaims, check_repository
 from .source.git import GitError, GitRepository
 
 EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
@@ -131,26 +131,26 @@ def _claims(args: argparse.Namespace) -> tuple[GitRepository, HandKeptClaims]:
     return repo, HandKeptClaims(repo, options.wiki_dir, options.max_file_bytes)
 
 
+def _print_claim(headline: str, edit: ClaimEdit) -> int:
+    assert edit.claim is not None
+    print(headline)
+    for record in edit.claim.evidence:
+        print(f"  {record.resource}")
+    return EXIT_OK
+
+
 def _claim_add(args: argparse.Namespace) -> int:
     repo, claims = _claims(args)
     with repo:
         edit = claims.add(args.page, args.statement, args.resources)
-    assert edit.claim is not None
-    print(f"added {edit.claim.id} to {edit.page} ({edit.sidecar})")
-    for record in edit.claim.evidence:
-        print(f"  {record.resource}")
-    return EXIT_OK
+    return _print_claim(f"added {edit.claim.id} to {edit.page} ({edit.sidecar})", edit)  # type: ignore[union-attr]
 
 
 def _claim_confirm(args: argparse.Namespace) -> int:
     repo, claims = _claims(args)
     with repo:
         edit = claims.confirm(args.id, args.base)
-    assert edit.claim is not None
-    print(f"confirmed {edit.claim.id} on {edit.page}; evidence re-baselined to the code as it is now:")
-    for record in edit.claim.evidence:
-        print(f"  {record.resource}")
-    return EXIT_OK
+    return _print_claim(f"confirmed {args.id} on {edit.page}; evidence re-baselined to the code as it is now:", edit)
 
 
 def _claim_retract(args: argparse.Namespace) -> int:
