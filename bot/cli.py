@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__
 from .claims.errors import ClaimsError, EvidenceSecurityError
@@ -13,7 +14,7 @@ from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
 from .demo import run_demo
-from .pipeline import ClaimEdit, HandKeptClaims, check_repository
+from .pipeline import ClaimEdit, HandKeptClaims, check_repository, sync_okf, validate_okf
 from .source.git import GitError, GitRepository
 
 EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
@@ -83,6 +84,21 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("page", nargs="?")
     listing.add_argument("--format", choices=("text", "json"), default="text")
     listing.set_defaults(run=_claim_list)
+
+    okf = commands.add_parser("okf", help="OKF v0.2 metadata: validate a bundle, or bring it up to date")
+    okf_commands = okf.add_subparsers(dest="okf_command", required=True, metavar="ACTION")
+    validate = okf_commands.add_parser(
+        "validate", help="report every OKF v0.2 conformance problem of a bundle (exit 1 when there is an error)"
+    )
+    validate.add_argument("path", nargs="?", metavar="PATH", help="the bundle folder (default: ./openwiki)")
+    validate.add_argument("--format", choices=("text", "json"), default="text")
+    validate.set_defaults(run=_okf_validate)
+    sync = okf_commands.add_parser(
+        "sync", help="migrate pages, project `sources` from the claims, regenerate indexes (working tree)"
+    )
+    sync.add_argument("path", nargs="?", metavar="PATH", help="the wiki folder (default: ./openwiki)")
+    sync.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
+    sync.set_defaults(run=_okf_sync)
 
     demo = commands.add_parser(
         "demo",
@@ -194,6 +210,50 @@ def _claim_list(args: argparse.Namespace) -> int:
         if not found and not broken:
             print("no claims")
     return EXIT_ATTENTION if broken else EXIT_OK
+
+
+def _okf_validate(args: argparse.Namespace) -> int:
+    folder = Path(args.path or DEFAULT_WIKI_DIR)
+    problems = validate_okf(folder)
+    errors = [p for p in problems if p.severity == "error"]
+    if args.format == "json":
+        document = {
+            "bundle": str(folder),
+            "errors": len(errors),
+            "warnings": len(problems) - len(errors),
+            "problems": [
+                {"file": p.path, "field": p.field, "problem": p.problem, "severity": p.severity} for p in problems
+            ],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        for p in problems:
+            where = f"{p.path}: {p.field}" if p.field else p.path
+            print(f"{p.severity}: {where}: {p.problem}")
+        print(f"{folder}: {len(errors)} errors, {len(problems) - len(errors)} warnings")
+    return EXIT_ATTENTION if errors else EXIT_OK
+
+
+def _okf_sync(args: argparse.Namespace) -> int:
+    folder = Path(args.path or DEFAULT_WIKI_DIR).resolve()
+    try:
+        repo = GitRepository(folder if folder.is_dir() else folder.parent)
+    except GitError as exc:
+        raise UsageError(str(exc)) from exc
+    with repo:
+        try:
+            wiki_dir = folder.relative_to(repo.root.resolve()).as_posix()
+        except ValueError as exc:
+            raise UsageError(f"{folder} is not inside the repository {repo.root}") from exc
+        plan = sync_okf(repo, wiki_dir, dry_run=args.dry_run)
+    verb = "would write" if args.dry_run else "wrote"
+    for path in sorted(plan.writes):
+        print(f"{verb} {path}")
+    for path, problem in plan.problems:
+        print(f"left as it is: {path}: {problem}", file=sys.stderr)
+    if not plan.writes:
+        print("everything is up to date")
+    return EXIT_ATTENTION if plan.problems else EXIT_OK
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 from .claims.errors import EvidenceSecurityError
 from .claims.pages import sidecar_for
 from .claims.sidecar import Claim, Sidecar, parse_sidecar, render_sidecar
+from .claims.snapshot import Kind
 from .claims.sweep import load_wiki
 from .source.git import WorktreeSnapshot
 
@@ -53,9 +54,16 @@ class LocalWiki:
         return parse_sidecar(target.read_bytes(), path)
 
     def write_sidecar(self, page: str, sidecar: Sidecar) -> str:
-        """Write atomically: a temporary file beside it, then rename over (what OpenWiki does)."""
+        """Write a page's sidecar, byte-identical to OpenWiki's, next to a page that must exist."""
         path = sidecar_for(page, self.wiki_dir)
         self._check_real(page, must_exist=True)
+        self.write_file(path, render_sidecar(sidecar))
+        return path
+
+    def write_file(self, path: str, content: bytes) -> None:
+        """Write atomically (a temporary file beside it, then rename over), never through a symlink."""
+        if not (path + "/").startswith(self.wiki_dir + "/"):
+            raise ValueError(f"{path} is outside the wiki folder {self.wiki_dir}/")
         self._check_real(path, must_exist=False)
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -63,14 +71,24 @@ class LocalWiki:
         temp = target.parent / f".{target.name}.{uuid.uuid4()}.tmp"
         try:
             with open(temp, "xb") as handle:
-                handle.write(render_sidecar(sidecar))
+                handle.write(content)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temp, target)
         finally:
             if temp.exists():
                 temp.unlink()
-        return path
+
+    def files(self) -> tuple[dict[str, bytes], list[str]]:
+        """Every regular file under the wiki folder, and the paths skipped because they are symlinks."""
+        found: dict[str, bytes] = {}
+        links: list[str] = []
+        for path, entry in self.snapshot.walk(self.wiki_dir):
+            if entry.kind is Kind.FILE:
+                found[path] = self.snapshot.read(path)
+            elif entry.kind is Kind.SYMLINK:
+                links.append(path)
+        return found, links
 
     def all_claims(self) -> list[tuple[str, Claim]]:
         """Every claim of every readable sidecar, as (page, claim); used to find ids and keep them unique."""

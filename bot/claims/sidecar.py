@@ -15,7 +15,7 @@ from .text import sha_hex
 SCHEMA_VERSION = 1
 _PAGE_VERSION = re.compile(r"sha256:[a-f0-9]{64}")
 # String.prototype.trim's whitespace: WhiteSpace and LineTerminator of ECMA-262 (not Python's str.strip set).
-_JS_WHITESPACE = (
+JS_WHITESPACE = (
     "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
@@ -56,7 +56,7 @@ class Sidecar:
 
 
 def js_trim(value: str) -> str:
-    return value.strip(_JS_WHITESPACE)
+    return value.strip(JS_WHITESPACE)
 
 
 def page_version(page: bytes) -> str:
@@ -164,7 +164,7 @@ _EVIDENCE_KEYS = frozenset({"resource", "version"})
 
 def _fast_claims(items: list) -> tuple[Claim, ...] | None:
     """The checks of `_checked_claims` in one tight loop; None means "something is wrong, say what"."""
-    ws, claim_keys, evidence_keys = _JS_WHITESPACE, _CLAIM_KEYS, _EVIDENCE_KEYS
+    ws, claim_keys, evidence_keys = JS_WHITESPACE, _CLAIM_KEYS, _EVIDENCE_KEYS
     claims = []
     ids: set[str] = set()
     for item in items:

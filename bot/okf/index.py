@@ -1,0 +1,112 @@
+"""Index files, rendered byte-compatibly with OpenWiki: one per folder of the wiki, the root one carrying
+`okf_version: "0.2"`, entries sorted by link target in `localeCompare` order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from ..claims.collation import collation_key
+from ..claims.sidecar import js_trim
+from .frontmatter import FrontMatterError, Page
+from .project import localized
+
+INDEX = "index.md"
+ROOT_FRONT_MATTER = '---\nokf_version: "0.2"\n---\n\n'
+NOT_INDEXED = frozenset({"index.md", "log.md", "_plan.md", "INSTRUCTIONS.md"})  # case-sensitive, as OpenWiki
+
+# OpenWiki's localised section headings (index-labels): (files, directories).
+HEADINGS = {
+    "en": ("Files", "Directories"), "ar": ("ملفات", "مجلدات"), "bg": ("Файлове", "Директории"),
+    "ca": ("Fitxers", "Directoris"), "cs": ("Soubory", "Adresáře"), "da": ("Filer", "Mapper"),
+    "de": ("Dateien", "Verzeichnisse"), "el": ("Αρχεία", "Κατάλογοι"), "es": ("Archivos", "Directorios"),
+    "fi": ("Tiedostot", "Hakemistot"), "fr": ("Fichiers", "Répertoires"), "he": ("קבצים", "תיקיות"),
+    "hi": ("फ़ाइलें", "निर्देशिकाएँ"), "hr": ("Datoteke", "Direktoriji"), "hu": ("Fájlok", "Könyvtárak"),
+    "id": ("Berkas", "Direktori"), "it": ("File", "Cartelle"), "ja": ("ファイル", "ディレクトリ"),
+    "ko": ("파일", "디렉터리"), "ms": ("Fail", "Direktori"), "nb": ("Filer", "Mapper"), "nl": ("Bestanden", "Mappen"),
+    "no": ("Filer", "Mapper"), "pl": ("Pliki", "Katalogi"), "pt": ("Arquivos", "Diretórios"),
+    "pt-PT": ("Ficheiros", "Diretórios"), "ro": ("Fișiere", "Directoare"), "ru": ("Файлы", "Каталоги"),
+    "sk": ("Súbory", "Adresáre"), "sl": ("Datoteke", "Mape"), "sr": ("Датотеке", "Директоријуми"),
+    "sv": ("Filer", "Kataloger"), "th": ("ไฟล์", "ไดเรกทอรี"), "tr": ("Dosyalar", "Dizinler"),
+    "uk": ("Файли", "Каталоги"), "vi": ("Tập tin", "Thư mục"), "zh": ("文件", "目录"), "zh-TW": ("檔案", "目錄"),
+}  # fmt: skip
+
+
+def is_indexed_page(name: str) -> bool:
+    """A file an index lists: a non-dot `.md` file that is not an index, a log or OpenWiki's own file."""
+    return not name.startswith(".") and name.lower().endswith(".md") and name not in NOT_INDEXED
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    title: str | None = None
+    description: str | None = None
+
+
+def page_entry(name: str, content: bytes) -> Entry:
+    """What an index shows for a page: its usable `title` and `description`, if its front matter has them."""
+    try:
+        fields = Page.parse(content.decode("utf-8", "replace")).fields()
+    except FrontMatterError:
+        fields = {}
+
+    def usable(key: str) -> str | None:
+        value = fields.get(key)
+        return value if isinstance(value, str) and js_trim(value) else None
+
+    return Entry(name, usable("title"), usable("description"))
+
+
+def _href(name: str) -> str:
+    return quote(name, safe="!*'()")  # encodeURIComponent
+
+
+def _label(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def render_index(files: Iterable[Entry], directories: Iterable[str], is_root: bool, language: str = "en") -> str:
+    files_heading, directories_heading = localized(HEADINGS, language)
+    file_links = sorted(((_href(e.name), e) for e in files), key=lambda pair: collation_key(pair[0]))
+    dir_links = sorted((_href(name) + "/", name) for name in directories)
+    dir_links.sort(key=lambda pair: collation_key(pair[0]))
+    sections = []
+    if file_links:
+        items = []
+        for href, entry in file_links:
+            label = entry.title if entry.title is not None else entry.name.removesuffix(".md")
+            line = f"- [{_label(label)}]({href})"
+            items.append(f"{line} - {entry.description}" if entry.description is not None else line)
+        sections.append(f"# {files_heading}\n\n" + "\n".join(items))
+    if dir_links:
+        sections.append(f"# {directories_heading}\n\n" + "\n".join(f"- [{_label(n)}]({h})" for h, n in dir_links))
+    return (ROOT_FRONT_MATTER if is_root else "") + ("\n\n".join(sections) or f"# {files_heading}") + "\n"
+
+
+def plan_indexes(files: Mapping[str, bytes], wiki_dir: str, language: str = "en") -> dict[str, bytes]:
+    """The index of every (non-dot) folder of the wiki, for those whose content differs from what is there.
+
+    `files` holds every file under the wiki folder (paths from the repository root), pages as they will be.
+    """
+    folders: dict[str, tuple[list[Entry], set[str]]] = {wiki_dir: ([], set())}
+    for path in sorted(files):
+        relative = path[len(wiki_dir) + 1 :]
+        parts = relative.split("/")
+        if any(part.startswith(".") for part in parts[:-1]):
+            continue
+        for depth in range(len(parts) - 1):  # every folder on the way, each listed in its parent
+            parent = "/".join([wiki_dir, *parts[:depth]])
+            folders.setdefault(parent, ([], set()))[1].add(parts[depth])
+            folders.setdefault("/".join([wiki_dir, *parts[: depth + 1]]), ([], set()))
+        folder = "/".join([wiki_dir, *parts[:-1]])
+        if is_indexed_page(parts[-1]):
+            folders[folder][0].append(page_entry(parts[-1], files[path]))
+    changed = {}
+    for folder, (entries, subfolders) in folders.items():
+        content = render_index(entries, subfolders, folder == wiki_dir, language).encode("utf-8")
+        path = f"{folder}/{INDEX}"
+        if files.get(path) != content:
+            changed[path] = content
+    return changed

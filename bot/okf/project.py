@@ -1,0 +1,215 @@
+"""The OKF fields Wikiwarden owns, projected onto a page: `sources` from its claims, `generated` when its body
+changed, `verified` after reconciliation, and the minimal block a page without a usable `type` gets.
+
+Where OpenWiki defines the bytes, they are OpenWiki's: the same entries, ids, order and renderings. Where it
+would disturb what a person wrote (re-rendering other entries, dropping fields, changing line endings),
+Wikiwarden edits surgically instead; see `frontmatter.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from hashlib import sha256
+from typing import Any
+
+from ..claims.collation import collation_key
+from ..claims.errors import EvidenceResourceError
+from ..claims.resources import parse_resource
+from ..claims.sidecar import JS_WHITESPACE, js_trim
+from .frontmatter import FrontMatterError, Page, field_chunks, set_field
+from .render import json_quoted, list_item
+
+SOURCE_ID_PREFIX = "openwiki-source-"
+WIKIWARDEN_ACTOR_PREFIX = "wikiwarden/"
+GENERATED_FLAG = "openwiki_generated"
+_MISSING = object()
+_JS_SPACE = f"[{re.escape(JS_WHITESPACE)}]"  # JavaScript's \s
+_FIRST_H1 = re.compile(rf"^#{_JS_SPACE}+(.+?){_JS_SPACE}*$", re.M)
+
+# OpenWiki's localised concept type for derived pages (index-labels); other languages fall back to English.
+CONCEPT_TYPES = {
+    "en": "Reference", "ar": "مرجع", "ca": "Referència", "cs": "Reference", "da": "Reference", "de": "Referenz",
+    "el": "Αναφορά", "es": "Referencia", "fr": "Référence", "hi": "संदर्भ", "hr": "Referenca", "id": "Referensi",
+    "it": "Riferimento", "ja": "リファレンス", "ko": "참조", "ms": "Rujukan", "nb": "Referanse", "nl": "Referentie",
+    "no": "Referanse", "pt": "Referência", "ro": "Referință", "ru": "Справочник", "sk": "Referencia",
+    "sr": "Референца", "sv": "Referens", "th": "อ้างอิง", "tr": "Referans", "uk": "Довідник", "vi": "Tham khảo",
+    "zh": "参考", "zh-TW": "參考",
+}  # fmt: skip
+
+
+def localized(table: dict[str, Any], language: str) -> Any:
+    """OpenWiki's lookup: the exact tag, then its primary language subtag, then English."""
+    if language in table:
+        return table[language]
+    return table.get(language.split("-", 1)[0].lower(), table["en"])
+
+
+# -- sources ------------------------------------------------------------------------------------
+
+
+def source_id(resource: str) -> str:
+    """`openwiki-source-` and the first 24 hex digits of sha256 of the whole-file resource."""
+    return SOURCE_ID_PREFIX + sha256(resource.encode("utf-8")).hexdigest()[:24]
+
+
+def whole_file_resources(resources: Iterable[str]) -> list[str]:
+    """The claims' evidence collapsed to whole files, deduplicated, in `localeCompare` order."""
+    files = set()
+    for resource in resources:
+        try:
+            files.add(parse_resource(resource).whole_file.canonical)
+        except EvidenceResourceError:
+            continue  # a bad resource is reported by the sweep; it has no source to project
+    return sorted(files, key=collation_key)
+
+
+def _owned_source(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"].startswith(SOURCE_ID_PREFIX)
+
+
+def project_sources(text: str, resources: Iterable[str]) -> str:
+    """`sources` from the page's claims: other producers' entries first and untouched, then one entry per
+    cited file; the field is removed when nothing is left, and the page is unchanged when nothing differs."""
+    page = Page.parse(text)
+    fields = page.fields()
+    raw = fields.get("sources", _MISSING)
+    items = raw if isinstance(raw, list) else []
+    foreign = [index for index, item in enumerate(items) if not _owned_source(item)]
+    taken = {
+        items[i]["resource"]
+        for i in foreign
+        if isinstance(items[i], dict) and isinstance(items[i].get("resource"), str)
+    }
+    projected = [{"id": source_id(r), "resource": r} for r in whole_file_resources(resources) if r not in taken]
+    wanted = [items[i] for i in foreign] + projected
+    if (isinstance(raw, list) and wanted == items) or (raw is _MISSING and not wanted):
+        return text
+    if not wanted:
+        return set_field(text, "sources", None)
+    kept = _kept_items(page, "sources", raw, foreign)
+    lines = ["sources:", *kept]
+    for entry in projected:
+        lines.extend(list_item(entry))
+    return _checked(set_field(text, "sources", lines), "sources", wanted)
+
+
+def _kept_items(page: Page, key: str, raw: Any, keep: list[int]) -> list[str]:
+    """The lines of the items to keep: verbatim when the field is a block sequence, else re-rendered."""
+    items = raw if isinstance(raw, list) else ([] if raw is _MISSING else [raw])
+    chunks = field_chunks(page, key) if isinstance(raw, list) else None
+    if chunks is not None and len(chunks) == len(items):
+        return [line.rstrip("\r\n") for i in keep for line in chunks[i]]
+    return [line for i in keep for line in list_item(items[i])]
+
+
+def _checked(text: str, key: str, wanted: list[Any]) -> str:
+    if Page.parse(text).fields().get(key) != wanted:
+        raise FrontMatterError(f"could not write `{key}` faithfully; page left as it is")
+    return text
+
+
+# -- generated ----------------------------------------------------------------------------------
+
+
+def generated_line(actor: str, at: str) -> str:
+    """`generated: {by: "<actor>", at: "<time>"}`: a flow map with JSON-quoted values, as OpenWiki writes it."""
+    return f"generated: {{by: {json_quoted(actor)}, at: {json_quoted(at)}}}"
+
+
+def stamp_generated(before: str | None, after: str, actor: str, at: str) -> str:
+    """Stamp `generated` when the body changed (or the page is new), dropping v0.1's `timestamp`; a page
+    whose body did not change keeps its old stamp, whatever happened to its front matter."""
+    if before is not None and Page.parse(before).body == Page.parse(after).body:
+        return after
+    text = set_field(after, "generated", [generated_line(actor, at)])
+    while Page.parse(text).key_line("timestamp") is not None:
+        text = set_field(text, "timestamp", None)
+    return text
+
+
+# -- verified -----------------------------------------------------------------------------------
+
+
+def _own_event(item: Any, prefix: str) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("by"), str) and item["by"].startswith(prefix)
+
+
+def project_verified(text: str, event: tuple[str, str] | None, own_prefix: str = WIKIWARDEN_ACTOR_PREFIX) -> str:
+    """Wikiwarden's `verified` event: replaced by `event` (by, at), or removed when None. Every other event,
+    `human:` ones above all, is kept as written; a bare mapping is normalised to a one-item list."""
+    page = Page.parse(text)
+    fields = page.fields()
+    raw = fields.get("verified", _MISSING)
+    items = raw if isinstance(raw, list) else ([] if raw is _MISSING else [raw])
+    kept = [index for index, item in enumerate(items) if not _own_event(item, own_prefix)]
+    mine = [{"by": event[0], "at": event[1]}] if event else []
+    wanted = [items[i] for i in kept] + mine
+    if wanted == items and not isinstance(raw, dict):
+        return text
+    if not wanted:
+        return set_field(text, "verified", None)
+    lines = ["verified:", *_kept_items(page, "verified", raw, kept)]
+    for entry in mine:
+        lines.extend(list_item(entry))
+    return _checked(set_field(text, "verified", lines), "verified", wanted)
+
+
+# -- pages without a usable type ----------------------------------------------------------------
+
+
+def first_heading(body: str) -> str | None:
+    match = _FIRST_H1.search(body)
+    return js_trim(match.group(1)) if match else None
+
+
+def title_from_filename(path: str) -> str:
+    base = re.sub(r"\.md$", "", path.rsplit("/", 1)[-1], flags=re.I)
+    spaced = js_trim(re.sub(r"[-_]+", " ", base))
+    return spaced[:1].upper() + spaced[1:] if spaced else base
+
+
+def _usable(value: Any) -> bool:
+    return isinstance(value, str) and bool(js_trim(value))
+
+
+def normalize_concept(text: str, path: str, language: str = "en") -> str:
+    """Give a page without a usable `type` one. A page with no front matter gets OpenWiki's minimal block;
+    a page whose front matter parses gets `type` (and `title` when it has none) and `openwiki_generated`
+    added, everything else kept. Invalid YAML raises FrontMatterError: reported, never rewritten."""
+    page = Page.parse(text)
+    concept_type = localized(CONCEPT_TYPES, language)
+    if not page.has_front_matter:
+        eol = page.eol
+        title = first_heading(page.body) or title_from_filename(path)
+        block = (
+            f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}"
+            f"{GENERATED_FLAG}: true{eol}---{eol}{eol}"
+        )
+        return page.bom + block + page.body.lstrip(JS_WHITESPACE)
+    fields = page.fields()
+    if _usable(fields.get("type")):
+        return text
+    text = _insert(text, "type", f"type: {json_quoted(concept_type)}")
+    if not _usable(fields.get("title")):
+        title = first_heading(page.body) or title_from_filename(path)
+        text = _insert(text, "title", f"title: {json_quoted(title)}", after="type")
+    if fields.get(GENERATED_FLAG) is not True:
+        text = set_field(text, GENERATED_FLAG, [f"{GENERATED_FLAG}: true"])
+    return text
+
+
+def _insert(text: str, key: str, line: str, after: str | None = None) -> str:
+    """Set `key` in place when present, else insert it first in the block, or right after field `after`."""
+    page = Page.parse(text)
+    if page.key_line(key) is not None or not page.has_front_matter:
+        return set_field(text, key, [line])
+    before = page.fields()
+    anchor = page.key_line(after) if after else None
+    position = page.extent(anchor)[1] if anchor is not None else 0
+    page.lines.insert(position, line + page.eol)
+    result = page.render()
+    after = Page.parse(result).fields()
+    if {k: v for k, v in after.items() if k != key} != {k: v for k, v in before.items() if k != key}:
+        raise FrontMatterError(f"adding `{key}` would change other front matter fields; page left as it is")
+    return result
