@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -99,6 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     sync.add_argument("path", nargs="?", metavar="PATH", help="the wiki folder (default: ./openwiki)")
     sync.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     sync.set_defaults(run=_okf_sync)
+
+    serve = commands.add_parser(
+        "serve", help="run the GitHub App: the webhook server with in-process workers (settings: WIKIWARDEN_*)"
+    )
+    serve.set_defaults(run=_serve)
 
     demo = commands.add_parser(
         "demo",
@@ -254,6 +260,22 @@ def _okf_sync(args: argparse.Namespace) -> int:
     if not plan.writes:
         print("everything is up to date")
     return EXIT_ATTENTION if plan.problems else EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    # Imported here so `wikiwarden check` (a pre-commit hook) does not pay for the web stack at start-up.
+    from aiohttp import web  # noqa: PLC0415
+
+    from .settings import SettingsError, load_settings  # noqa: PLC0415
+    from .web import create_app  # noqa: PLC0415
+
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from exc
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    web.run_app(create_app(settings), host=settings.host, port=settings.port, print=None)
+    return EXIT_OK
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ class EvidenceResult(NamedTuple):
     error: str | None = None
     old_text: str | None = None  # stale evidence: the recorded text ...
     new_text: str | None = None  # ... and what stands in its place now
+    anchor: tuple[str, int] | None = None  # unresolved evidence: (path, line) where its text stood
 
 
 @dataclass(frozen=True, slots=True)

@@ -269,6 +269,9 @@ class Sweeper:
     def changed_files(self) -> list[tuple[FileChange, ChangedFile]]:
         if self._all_changed is None:
             assert self.change is not None
+            # One batch for each side: a remote snapshot fetches them together, not one by one.
+            self.head.prefetch(sorted(f.new_path for f in self.change.files if f.new_path))
+            self.change.base.prefetch(sorted(f.old_path for f in self.change.files if f.old_path))
             self._all_changed = [(f, self.changed_file(f)) for f in self.change.files]
         return self._all_changed
 
@@ -495,4 +498,5 @@ def _result(record: EvidenceRecord, tracked: Tracked, ow: object) -> EvidenceRes
         error=tracked.error,
         old_text=tracked.old_text if stale else None,
         new_text=tracked.new_text if stale else None,
+        anchor=tracked.anchor,
     )

@@ -34,6 +34,7 @@ class Tracked(NamedTuple):
     new_text: str | None = None  # ... and the text that now stands in its place
     error: str | None = None
     diff_aware: bool = False  # decided through the diff (the stored version matched the base content)
+    anchor: tuple[str, int] | None = None  # unresolved: (path, line) where the text stood, if the file remains
 
 
 class ChangedFile:
@@ -159,6 +160,8 @@ def _track_span(
         # left between its neighbours are lines that were there before (no added line).
         if hi > lo and (not deleted or any(own.diff.new_added[lo:hi])):
             return _stale(res, own, lo, hi, own.old.join(s, e))
+        if own.path is not None and own.new.line_count:
+            return Tracked(Verdict.UNRESOLVED, diff_aware=True, anchor=(own.path, min(lo + 1, own.new.line_count)))
     return Tracked(Verdict.UNRESOLVED, diff_aware=True)
 
 

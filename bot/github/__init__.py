@@ -1,0 +1,1 @@
+"""The GitHub App: authentication, a careful API client, check runs, webhook routes, repository config."""

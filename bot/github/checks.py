@@ -1,0 +1,171 @@
+"""The check run "Wikiwarden": what a change did to the wiki's claims, on the commit itself.
+
+`check_output` turns a sweep report into the run's content (pure: title, summary, annotations on the
+changed lines, the Fix wiki button, the conclusion); the coroutines below publish it within GitHub's limits
+(65,535-character summary, 50 annotations per request, appended by further updates).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from ..claims.report import render_markdown
+from ..claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from ..claims.verdicts import Verdict
+from .client import GitHubClient
+from .repo_config import RepoConfig
+
+CHECK_NAME = "Wikiwarden"
+SUMMARY_LIMIT = 65_535
+ANNOTATIONS_PER_REQUEST = 50
+FIX_ACTION = {"label": "Fix wiki", "description": "Open a pull request fixing the wiki", "identifier": "fix_wiki"}
+_TITLE_LIMIT = 255
+_DETAILS_LIMIT = 60_000
+
+
+@dataclass
+class CheckOutput:
+    conclusion: str
+    title: str
+    summary: str
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    actions: list[dict[str, str]] = field(default_factory=list)
+
+
+def _title(report: SweepReport, attention: list[tuple[PageResult, ClaimResult]]) -> str:
+    counts: dict[str, int] = {}
+    for _, claim in attention:
+        counts[claim.verdict.value] = counts.get(claim.verdict.value, 0) + 1
+    reanchored = sum(1 for _, c in report.claims() if c.verdict in (Verdict.MOVED, Verdict.COSMETIC))
+    parts = [f"{n} {verdict}" for verdict, n in counts.items()]
+    broken = report.summary["page_errors"]
+    if broken:
+        parts.append(f"{broken} unreadable sidecar{'s' if broken > 1 else ''}")
+    if reanchored:
+        parts.append(f"{reanchored} re-anchored")
+    if not parts:
+        checked = report.summary["claims"]
+        return f"All {checked} affected claims hold" if checked else "No wiki claim cites what this change touched"
+    return ", ".join(parts) + (" · this change made claims stale" if attention else "")
+
+
+def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) -> dict[str, Any] | None:
+    if evidence.verdict is Verdict.STALE and evidence.span and evidence.resource_now:
+        path = evidence.resource_now.removeprefix("repo://").split("#", 1)[0]
+        start, end = evidence.span
+    elif evidence.verdict is Verdict.UNRESOLVED and evidence.anchor:
+        path, start = evidence.anchor
+        end = start
+    else:
+        return None
+    annotation: dict[str, Any] = {
+        "path": unquote(path),
+        "start_line": start,
+        "end_line": end,
+        "annotation_level": "warning",
+        "title": f"Wiki claim {evidence.verdict.value}: {page.page}"[:_TITLE_LIMIT],
+        "message": (
+            f"{claim.statement}\n\nThis code was the evidence for claim {claim.id} on {page.page}. "
+            + (
+                "The change rewrote it: re-verify the claim, then correct or retract it."
+                if evidence.verdict is Verdict.STALE
+                else "The change deleted it here: retarget the claim's evidence or retract the claim."
+            )
+        )[:60_000],
+    }
+    if evidence.old_text is not None and evidence.new_text is not None:
+        diff = "\n".join(
+            difflib.unified_diff(
+                evidence.old_text.splitlines(), evidence.new_text.splitlines(), "recorded", "now", lineterm=""
+            )
+        )
+        annotation["raw_details"] = diff[:_DETAILS_LIMIT]
+    return annotation
+
+
+def check_output(report: SweepReport, config: RepoConfig, *, can_fix: bool) -> CheckOutput:
+    """The check run for a sweep: claims this change made stale (or unresolved, or in error) fail the run
+    with the repository's chosen conclusion; moved and cosmetic evidence is reported as re-anchored."""
+    attention = [(p, c) for p, c in report.claims() if c.touched and c.verdict.needs_attention]
+    needs_attention = bool(attention) or report.summary["page_errors"] > 0
+    annotations: list[dict[str, Any]] = []
+    for page, claim in attention:
+        for evidence in claim.evidence:
+            if evidence.touched and (annotation := _annotation(page, claim, evidence)) is not None:
+                annotations.append(annotation)
+    summary = render_markdown(report, limit=SUMMARY_LIMIT)
+    limit = config.limits.max_annotations
+    if len(annotations) > limit:
+        note = f"\n\n_{len(annotations) - limit} more annotations were left out (limit {limit})._\n"
+        summary = render_markdown(report, limit=SUMMARY_LIMIT - len(note)) + note
+        annotations = annotations[:limit]
+    fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention)
+    return CheckOutput(
+        conclusion=config.conclusion if needs_attention else "success",
+        title=_title(report, attention)[:_TITLE_LIMIT],
+        summary=summary,
+        annotations=annotations,
+        actions=[FIX_ACTION] if can_fix and fixable else [],
+    )
+
+
+def failure_output(title: str, explanation: str) -> CheckOutput:
+    """A run that could not check the commit, saying why in plain words (never a stack trace or a secret)."""
+    return CheckOutput("failure", title[:_TITLE_LIMIT], explanation[:SUMMARY_LIMIT])
+
+
+# -- publishing ------------------------------------------------------------------------------------
+
+
+async def find_check_run(gh: GitHubClient, repo: str, head_sha: str, app_id: int) -> int | None:
+    """Our run on this commit, if one exists (so a second analysis updates it instead of adding one)."""
+    owner, name = repo.split("/", 1)
+    found = await gh.getitem(
+        "/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,app_id}",
+        url_vars={"owner": owner, "repo": name, "ref": head_sha, "check_name": CHECK_NAME, "app_id": str(app_id)},
+    )
+    runs = [r for r in found.get("check_runs", []) if r.get("name") == CHECK_NAME]
+    return max((r["id"] for r in runs), default=None)
+
+
+async def start_check_run(gh: GitHubClient, repo: str, head_sha: str, external_id: str) -> int:
+    owner, name = repo.split("/", 1)
+    created = await gh.post(
+        "/repos/{owner}/{repo}/check-runs",
+        url_vars={"owner": owner, "repo": name},
+        data={
+            "name": CHECK_NAME,
+            "head_sha": head_sha,
+            "status": "in_progress",
+            "external_id": external_id,
+            "output": {"title": "Checking the wiki's claims", "summary": "Wikiwarden is reading the change."},
+        },
+    )
+    return int(created["id"])
+
+
+async def complete_check_run(gh: GitHubClient, repo: str, run_id: int, output: CheckOutput) -> None:
+    """Finish the run: the first 50 annotations with the conclusion, the rest in further updates."""
+    owner, name = repo.split("/", 1)
+    url = "/repos/{owner}/{repo}/check-runs/{run_id}"
+    url_vars = {"owner": owner, "repo": name, "run_id": str(run_id)}
+    batches = [
+        output.annotations[i : i + ANNOTATIONS_PER_REQUEST]
+        for i in range(0, len(output.annotations), ANNOTATIONS_PER_REQUEST)
+    ] or [[]]
+    body: dict[str, Any] = {
+        "status": "completed",
+        "conclusion": output.conclusion,
+        "output": {"title": output.title, "summary": output.summary, "annotations": batches[0]},
+        "actions": output.actions,
+    }
+    await gh.patch(url, url_vars=url_vars, data=body)
+    for batch in batches[1:]:  # annotations are appended by each update
+        await gh.patch(
+            url,
+            url_vars=url_vars,
+            data={"output": {"title": output.title, "summary": output.summary, "annotations": batch}},
+        )

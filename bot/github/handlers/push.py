@@ -1,0 +1,57 @@
+"""`push`: a branch moved; check what its new commits did to the wiki. Tags and deletions are ignored."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gidgethub.routing import Router
+from gidgethub.sansio import Event
+
+from ...jobs import Job
+
+if TYPE_CHECKING:
+    from . import WebhookContext
+
+router = Router()
+ZERO_SHA = "0" * 40
+
+
+@router.register("push")
+async def on_push(event: Event, ctx: WebhookContext) -> None:
+    data = event.data
+    ref: str = data.get("ref", "")
+    if not ref.startswith("refs/heads/") or data.get("deleted") or data.get("after", ZERO_SHA) == ZERO_SHA:
+        return  # a tag, or a deleted branch: nothing to check
+    branch = ref.removeprefix("refs/heads/")
+    repo = data["repository"]
+    default = repo.get("default_branch")
+    before, after = data.get("before", ZERO_SHA), data["after"]
+    if data.get("created") or before == ZERO_SHA:
+        # A new branch: its own commits, i.e. from where it left the default branch (nothing to compare
+        # with when the default branch itself is new: every claim is checked).
+        base, merge_base, base_label = (default, True, default) if branch != default else (None, True, None)
+    elif data.get("forced"):
+        base, merge_base, base_label = before, False, f"before the force-push ({before[:12]})"  # tree to tree
+    else:
+        base, merge_base, base_label = before, True, before[:12]
+    await ctx.enqueue(
+        Job(
+            kind="check",
+            key=f"{repo['id']}:branch:{branch}",
+            delivery=ctx.delivery,
+            data={
+                "installation_id": data["installation"]["id"],
+                "repo": repo["full_name"],
+                "head_sha": after,
+                "head_label": f"{branch} ({after[:12]})",
+                "base": base,
+                "base_label": base_label,
+                "merge_base": merge_base,
+                "branch": branch,
+                # A branch with an open pull request is checked against the pull request's base, so the
+                # push and the pull request events agree on one check run.
+                "prefer_pull_request": branch != default,
+                "default_branch": branch == default,
+            },
+        )
+    )

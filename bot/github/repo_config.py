@@ -1,0 +1,69 @@
+"""A repository's own settings, `.github/wikiwarden.yml`, validated strictly: an invalid file is reported on
+the check run with exactly what is wrong, and nothing else runs until it is fixed."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
+from ..okf.yaml12 import YAMLError, load_yaml
+
+CONFIG_PATH = ".github/wikiwarden.yml"
+
+
+class ConfigError(ValueError):
+    """The repository's config file cannot be used; the message says where and why."""
+
+
+class Limits(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_file_bytes: int = Field(1 << 20, gt=0, description="evidence files larger than this are errors")
+    max_annotations: int = Field(500, ge=0, le=5000, description="annotations on one check run")
+    max_claims_per_fix: int = Field(50, gt=0, description="claims the agent handles in one fix")
+    tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix may spend")
+    tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens the repository may spend a day")
+
+
+class RepoConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    wiki_dir: str = DEFAULT_WIKI_DIR
+    conclusion: Literal["neutral", "failure", "action_required"] = Field(
+        "neutral", description="the check run's conclusion when claims need attention"
+    )
+    auto_fix: bool = Field(False, description="open a fix pull request after each push to the default branch")
+    fix_pull_requests: bool = Field(True, description="offer the Fix wiki button on pull requests")
+    model: str | None = Field(None, description="the model the fix uses (default: the App's)")
+    limits: Limits = Limits()
+
+    @field_validator("wiki_dir")
+    @classmethod
+    def _wiki_dir(cls, value: str) -> str:
+        return normalize_wiki_dir(value)
+
+
+def parse_repo_config(data: bytes | None) -> RepoConfig:
+    """The config in `data` (None or empty: the defaults); ConfigError naming the file, field and problem."""
+    if not data or not data.strip():
+        return RepoConfig()
+    try:
+        raw = load_yaml(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{CONFIG_PATH}: not UTF-8 ({exc.reason})") from exc
+    except YAMLError as exc:
+        raise ConfigError(f"{CONFIG_PATH}: invalid YAML: {' '.join(str(exc).split())}") from exc
+    if raw is None:
+        return RepoConfig()
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{CONFIG_PATH}: must be a mapping of settings, not {type(raw).__name__}")
+    try:
+        return RepoConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"])
+            problems.append(f"`{where}`: {error['msg']}" if where else error["msg"])
+        raise ConfigError(f"{CONFIG_PATH}: " + "; ".join(problems)) from None

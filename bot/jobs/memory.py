@@ -1,0 +1,104 @@
+"""The in-process queue of `wikiwarden serve`: asyncio workers inside the web process."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from cachetools import TTLCache
+
+from . import Job, JobHandler
+
+log = logging.getLogger(__name__)
+DELIVERY_MEMORY_SECONDS = 3 * 24 * 3600  # GitHub redelivers (with the same id) for up to three days
+
+
+class InProcessQueue:
+    """Workers that run jobs one key at a time; a job queued behind a running one is replaced by a newer one."""
+
+    def __init__(
+        self,
+        handler: JobHandler,
+        workers: int = 4,
+        on_failure: Callable[[Job, BaseException], Awaitable[None]] | None = None,
+        remember: int = 100_000,
+    ) -> None:
+        self._handler = handler
+        self._workers_wanted = workers
+        self._on_failure = on_failure
+        self._seen: TTLCache[str, bool] = TTLCache(maxsize=remember, ttl=DELIVERY_MEMORY_SECONDS)
+        self._pending: dict[str, Job] = {}  # key → the next job to run for it
+        self._running: set[str] = set()
+        self._ready: asyncio.Queue[str] = asyncio.Queue()
+        self._workers: list[asyncio.Task[None]] = []
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
+        self.completed = 0
+        self.failed = 0
+        self.superseded = 0
+
+    async def submit(self, job: Job) -> bool:
+        if self._closing:
+            raise RuntimeError("the queue is closing")
+        seen_key = f"{job.delivery}:{job.kind}:{job.key}"
+        if seen_key in self._seen:
+            return False
+        self._seen[seen_key] = True
+        if job.key in self._pending:
+            self.superseded += 1  # a newer head replaces the one still waiting
+        elif job.key not in self._running:
+            self._ready.put_nowait(job.key)
+        self._pending[job.key] = job
+        self._idle.clear()
+        return True
+
+    async def start(self) -> None:
+        if not self._workers:
+            self._workers = [
+                asyncio.create_task(self._work(), name=f"wikiwarden-worker-{n}") for n in range(self._workers_wanted)
+            ]
+
+    async def _work(self) -> None:
+        while True:
+            key = await self._ready.get()
+            job = self._pending.pop(key, None)
+            if job is None:
+                continue
+            self._running.add(key)
+            try:
+                await self._handler(job)
+                self.completed += 1
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.failed += 1
+                log.exception("job failed", extra={"job_kind": job.kind, "job_key": job.key, "delivery": job.delivery})
+                if self._on_failure is not None:
+                    try:
+                        await self._on_failure(job, exc)
+                    except Exception:
+                        log.exception("could not report a failed job", extra={"delivery": job.delivery})
+            finally:
+                self._running.discard(key)
+                if key in self._pending:
+                    self._ready.put_nowait(key)
+                if not self._pending and not self._running:
+                    self._idle.set()
+
+    async def wait_idle(self, timeout: float = 30.0) -> None:
+        """Return once every submitted job has run (for tests and graceful shutdown)."""
+        await asyncio.wait_for(self._idle.wait(), timeout)
+
+    async def close(self, timeout: float = 30.0) -> None:
+        self._closing = True
+        try:
+            if self._pending or self._running:
+                await self.wait_idle(timeout)
+        except TimeoutError:
+            log.warning("shutting down with jobs still running", extra={"pending": len(self._pending)})
+        for worker in self._workers:
+            worker.cancel()
+        await asyncio.gather(*self._workers, return_exceptions=True)
+        self._workers = []

@@ -1,0 +1,108 @@
+"""Configuration of the App process, read from the environment (`WIKIWARDEN_*`) by pydantic-settings.
+
+Missing or invalid values stop start-up with a message naming the variable. Secrets are `SecretStr`, so
+they never show up in a log line or a repr.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "WIKIWARDEN_"
+
+
+class SettingsError(ValueError):
+    """The configuration cannot be used; the message names every offending variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    # The GitHub App
+    app_id: int = Field(gt=0, description="the App's id (shown on its settings page)")
+    app_slug: str | None = Field(None, description="the App's slug; looked up with GET /app when not set")
+    private_key: SecretStr | None = Field(None, description="the App's private key (PEM text)")
+    private_key_path: Path | None = Field(None, description="a file holding the App's private key")
+    webhook_secret: SecretStr = Field(min_length=16, description="the webhook secret (16 characters or more)")
+    github_api_url: str = Field("https://api.github.com", description="GitHub's REST API (GitHub Enterprise, tests)")
+    github_graphql_url: str | None = Field(None, description="GitHub's GraphQL API (default: <api url>/graphql)")
+
+    # The web process
+    host: str = "0.0.0.0"  # noqa: S104 - a server inside a container listens on every interface
+    port: int = Field(8080, gt=0, lt=65536)
+    max_body_bytes: int = Field(26 * 1024 * 1024, gt=0, description="webhook body limit (GitHub sends up to 25 MB)")
+
+    # Work
+    workers: int = Field(4, gt=0, description="in-process workers running jobs")
+    queue_backend: str = Field("memory", pattern="^(memory|redis)$")
+    redis_url: str = "redis://localhost:6379/0"
+    job_timeout_seconds: float = Field(600, gt=0)
+
+    # GitHub etiquette
+    max_retries: int = Field(5, ge=0, description="retries of a GitHub request after 5xx or rate limits")
+    retry_base_seconds: float = Field(1.0, ge=0, description="first backoff delay; doubles each retry")
+    max_wait_seconds: float = Field(900, ge=0, description="longest wait for a rate limit before giving up")
+    mutation_spacing_seconds: float = Field(1.0, ge=0, description="pause between writes to one installation")
+
+    # Limits
+    max_file_bytes: int = Field(1 << 20, gt=0, description="evidence files larger than this are errors")
+    blob_cache_bytes: int = Field(256 << 20, gt=0, description="file contents cached by blob sha")
+    max_annotations: int = Field(500, ge=0, description="annotations per check run")
+
+    # The model (the fix; any OpenAI-compatible server)
+    openai_base_url: str | None = Field(None, description="OpenAI-compatible API, e.g. http://localhost:8000/v1")
+    openai_api_key: SecretStr | None = None
+    model: str | None = Field(None, description="model name; without it the fix does only deterministic work")
+    model_timeout_seconds: float = Field(120, gt=0)
+    model_max_retries: int = Field(2, ge=0)
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http(s) URL")
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _one_key(self) -> Settings:
+        if (self.private_key is None) == (self.private_key_path is None):
+            raise ValueError("set exactly one of WIKIWARDEN_PRIVATE_KEY and WIKIWARDEN_PRIVATE_KEY_PATH")
+        return self
+
+    @property
+    def graphql_url(self) -> str:
+        return self.github_graphql_url or f"{self.github_api_url}/graphql"
+
+    def private_key_pem(self) -> str:
+        """The private key's PEM text, read from the file when a path was given."""
+        if self.private_key is not None:
+            pem = self.private_key.get_secret_value()
+        else:
+            assert self.private_key_path is not None
+            try:
+                pem = self.private_key_path.read_text()
+            except OSError as exc:
+                raise SettingsError(
+                    f"{ENV_PREFIX}PRIVATE_KEY_PATH: cannot read {self.private_key_path}: {exc}"
+                ) from exc
+        if "PRIVATE KEY-----" not in pem:
+            raise SettingsError(f"{ENV_PREFIX}PRIVATE_KEY: not a PEM private key")
+        return pem
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment (and `overrides`), or SettingsError naming each bad variable."""
+    try:
+        settings = Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            field = ".".join(str(part) for part in error["loc"]) or "settings"
+            name = f"{ENV_PREFIX}{field.upper()}" if error["loc"] else "settings"
+            problems.append(f"{name}: {error['msg']}")
+        raise SettingsError("invalid configuration:\n  " + "\n  ".join(problems)) from None
+    settings.private_key_pem()  # fail at start-up, not on the first delivery
+    return settings
