@@ -106,6 +106,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(run=_serve)
 
+    manifest = commands.add_parser(
+        "manifest", help="print app.yml as the JSON GitHub's manifest flow takes, with your webhook URL"
+    )
+    manifest.add_argument("--webhook-url", required=True, metavar="URL", help="where GitHub sends webhooks")
+    manifest.add_argument("--name", help="the App's name (default: app.yml's)")
+    manifest.add_argument("--redirect-url", metavar="URL", help="where GitHub sends the code after registration")
+    manifest.set_defaults(run=_manifest)
+
     demo = commands.add_parser(
         "demo",
         help="build an example repository whose history moves, renames, reformats, changes and deletes "
@@ -275,6 +283,24 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     web.run_app(create_app(settings), host=settings.host, port=settings.port, print=None)
+    return EXIT_OK
+
+
+def _manifest(args: argparse.Namespace) -> int:
+    from .okf.yaml12 import load_yaml  # noqa: PLC0415 - only this command needs YAML
+
+    path = Path(__file__).resolve().parent.parent / "app.yml"
+    if not path.is_file():
+        raise UsageError(f"app.yml not found next to the package ({path})")
+    manifest = load_yaml(path.read_text())
+    if not args.webhook_url.startswith("https://"):
+        raise UsageError("--webhook-url must be an https:// URL GitHub can reach")
+    manifest["hook_attributes"]["url"] = args.webhook_url
+    if args.name:
+        manifest["name"] = args.name
+    if args.redirect_url:
+        manifest["redirect_url"] = args.redirect_url
+    sys.stdout.write(json.dumps(manifest, indent=2) + "\n")
     return EXIT_OK
 
 
