@@ -36,11 +36,10 @@ class CheckOutput:
 
 
 def _title(report: SweepReport, attention: list[tuple[PageResult, ClaimResult]]) -> str:
-    counts: dict[str, int] = {}
-    for _, claim in attention:
-        counts[claim.verdict.value] = counts.get(claim.verdict.value, 0) + 1
     reanchored = sum(1 for _, c in report.claims() if c.verdict in (Verdict.MOVED, Verdict.COSMETIC))
-    parts = [f"{n} {verdict}" for verdict, n in counts.items()]
+    parts = [
+        f"{n} {verdict.value}" for verdict in Verdict if (n := sum(1 for _, c in attention if c.verdict is verdict))
+    ]
     broken = report.summary["page_errors"]
     if broken:
         parts.append(f"{broken} unreadable sidecar{'s' if broken > 1 else ''}")
