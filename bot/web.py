@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 
 import aiohttp
+import orjson
 from aiohttp import web
 from cachetools import TTLCache
-from gidgethub import BadRequest, ValidationFailure
-from gidgethub.sansio import Event
+from gidgethub import ValidationFailure
+from gidgethub.sansio import Event, validate_event
 
 from .github.handlers import WebhookContext, router
 from .github.runtime import AppRuntime
@@ -32,7 +33,29 @@ QueueFactory = Callable[[AppRuntime], Queue]
 
 
 def _reply(status: int, message: str) -> web.Response:
-    return web.json_response({"message": message}, status=status)
+    return web.Response(status=status, body=orjson.dumps({"message": message}), content_type="application/json")
+
+
+def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Event:
+    """Check the signature (mandatory, constant-time), then decode: gidgethub's rules, with a faster decoder.
+
+    Raises ValidationFailure for a missing or wrong signature, ValueError for anything else malformed.
+    """
+    signature = headers.get("X-Hub-Signature-256")
+    if not signature:
+        raise ValidationFailure("the X-Hub-Signature-256 header is missing")
+    validate_event(body, signature=signature, secret=secret)
+    event, delivery = headers.get("X-GitHub-Event"), headers.get("X-GitHub-Delivery")
+    if not event or not delivery:
+        raise ValueError("missing X-GitHub-Event or X-GitHub-Delivery")
+    content_type = headers.get("Content-Type", "").split(";", 1)[0].strip()
+    if content_type != "application/json":
+        raise ValueError(f"expected application/json, got {content_type or 'no content type'}")
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise ValueError(f"the body is not JSON: {exc}") from exc
+    return Event(data, event=event, delivery_id=delivery)
 
 
 async def webhook(request: web.Request) -> web.Response:
@@ -44,10 +67,10 @@ async def webhook(request: web.Request) -> web.Response:
     except web.HTTPRequestEntityTooLarge:
         return _reply(413, "payload too large")
     try:
-        event = Event.from_http(request.headers, body, secret=settings.webhook_secret.get_secret_value())
+        event = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
     except ValidationFailure:
         return _reply(401, "the signature is missing or does not match the webhook secret")
-    except (BadRequest, ValueError, KeyError) as exc:
+    except ValueError as exc:
         return _reply(400, f"not a GitHub webhook delivery: {exc}")
     if event.event == "ping":
         return _reply(200, "pong")
@@ -72,11 +95,12 @@ async def webhook(request: web.Request) -> web.Response:
         "delivery accepted",
         extra={"delivery": event.delivery_id, "event": event.event, "jobs": len(ctx.jobs)},
     )
-    return web.json_response({"message": "accepted", "jobs": [j.kind for j in ctx.jobs]}, status=202)
+    body = orjson.dumps({"message": "accepted", "jobs": [j.kind for j in ctx.jobs]})
+    return web.Response(status=202, body=body, content_type="application/json")
 
 
 async def healthz(request: web.Request) -> web.Response:
-    return web.json_response({"status": "ok"})
+    return web.Response(body=b'{"status":"ok"}', content_type="application/json")
 
 
 def create_app(settings: Settings, queue_factory: QueueFactory | None = None) -> web.Application:

@@ -3,6 +3,7 @@ ETag and blob caches, request statistics; and the dispatch of a job to the code 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -38,6 +39,7 @@ class AppRuntime:
         self.app_client = self._client(app_id=str(settings.app_id), private_key=self._pem)
         self.tokens = InstallationTokens(self.app_client, settings.app_id, self._pem)
         self._bot_login: str | None = f"{settings.app_slug}[bot]" if settings.app_slug else None
+        self._bot_login_lock = asyncio.Lock()
 
     def _client(self, **auth: Any) -> GitHubClient:
         return GitHubClient(
@@ -59,9 +61,11 @@ class AppRuntime:
     async def bot_login(self) -> str:
         """`<slug>[bot]`: the login of the App's own pushes and pull requests, to ignore their events."""
         if self._bot_login is None:
-            jwt = apps.get_jwt(app_id=str(self.settings.app_id), private_key=self._pem)
-            app = await self.app_client.getitem("/app", jwt=jwt)
-            self._bot_login = f"{app['slug']}[bot]"
+            async with self._bot_login_lock:  # one lookup, however many deliveries arrive at once
+                if self._bot_login is None:
+                    jwt = apps.get_jwt(app_id=str(self.settings.app_id), private_key=self._pem)
+                    app = await self.app_client.getitem("/app", jwt=jwt)
+                    self._bot_login = f"{app['slug']}[bot]"
         return self._bot_login
 
     async def run(self, job: Job) -> None:

@@ -58,8 +58,10 @@ class SourceCache:
     def __init__(self, blob_bytes: int = 256 << 20, trees: int = 64) -> None:
         self.blobs: LRUCache[str, bytes] = LRUCache(maxsize=blob_bytes, getsizeof=len)
         self.trees: LRUCache[str, dict[str, TreeEntry]] = LRUCache(maxsize=trees)
+        self.fetched_blobs = 0  # files fetched from GitHub since start (for metrics and the benchmark)
 
     def keep_blob(self, sha: str, data: bytes) -> None:
+        self.fetched_blobs += 1
         if len(data) <= self.blobs.maxsize // 8:  # one huge file must not evict everything else
             self.blobs[sha] = data
 

@@ -1,0 +1,314 @@
+"""The App under load, against the fake GitHub over loopback: acknowledgement latency of concurrent webhook
+deliveries, and what one push costs in GitHub requests as the change and the wiki grow.
+
+    python bench/webhooks.py                 # 200 concurrent deliveries; costs for 1/10/50 files × 10/100/1000 pages
+    python bench/webhooks.py --deliveries 500
+
+Targets: p99 acknowledgement under 50 ms; a push touching k evidence files costs O(k) file fetches plus a
+small constant, whatever the wiki's size (the first push of a repository also reads its sidecars once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from apptools import grounded, push_payload, settings_for, sign  # noqa: E402
+from fakegithub import FakeGitHub  # noqa: E402
+from fakegithub import create_app as fake_app  # noqa: E402
+
+from bot.web import QUEUE, RUNTIME, create_app  # noqa: E402
+
+CLAIMS_PER_PAGE = 10
+
+
+async def serve(app: web.Application) -> tuple[web.AppRunner, str]:
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, f"http://127.0.0.1:{port}"
+
+
+def wiki(files: int, pages: int) -> dict[str, bytes]:
+    code = {f"src/m{n}.py": "".join(f"def f{n}_{i}():\n    return {i}\n\n" for i in range(30)) for n in range(files)}
+    claims = {
+        f"p{p}.md": [
+            (f"claim {p}.{c}", [f"repo://src/m{(p * CLAIMS_PER_PAGE + c) % files}.py#L{3 * c + 1}-L{3 * c + 2}"])
+            for c in range(CLAIMS_PER_PAGE)
+        ]
+        for p in range(pages)
+    }
+    return grounded(code, claims)
+
+
+CLIENT_PROCESSES = 4
+
+
+def _burst_client(url: str, payloads: list[dict], secret: str, start_at: float, out: str) -> None:
+    """One load-generating process: waits for the common start instant, then sends its share at once."""
+
+    async def run() -> list[float]:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
+            # Open the connections before the start, so the burst measures the App, not TCP handshakes.
+            await asyncio.gather(*(session.get(f"{url}/healthz") for _ in payloads))
+            await asyncio.sleep(max(0.0, start_at - time.time()))
+            return await asyncio.gather(*(post(session, url, p, secret) for p in payloads))
+
+    Path(out).write_text(json.dumps(asyncio.run(run())))
+
+
+async def burst(url: str, payloads: list[dict], secret: str, folder: str) -> list[float]:
+    """Deliver `payloads` at the same instant from several processes; the acknowledgement times."""
+    import multiprocessing
+
+    start_at = time.time() + 2.0
+    shares = [payloads[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
+    outs = [f"{folder}/times-{n}.json" for n in range(CLIENT_PROCESSES)]
+    context = multiprocessing.get_context("spawn")
+    processes = [
+        context.Process(target=_burst_client, args=(url, share, secret, start_at, out))
+        for share, out in zip(shares, outs, strict=True)
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(120)
+    return [t for out in outs for t in json.loads(Path(out).read_text())]
+
+
+async def post(
+    session: aiohttp.ClientSession, url: str, payload: dict, secret: str, event: str = "push", expect: int = 202
+) -> float:
+    body = json.dumps(payload).encode()
+    headers = {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-Hub-Signature-256": sign(body, secret),
+        "Content-Type": "application/json",
+    }
+    started = time.perf_counter()
+    async with session.post(f"{url}/webhook", data=body, headers=headers) as response:
+        await response.read()
+        assert response.status == expect, response.status
+    return time.perf_counter() - started
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def _fake_process(setup_file: str, port: int) -> None:
+    """Runs in its own process: the fake GitHub with 20 repositories of 10 branches each."""
+    fake = FakeGitHub()
+    fake.add_installation(1, "acme")
+    pushes = []
+    for n in range(20):
+        repo = fake.create_repo("acme", f"r{n}", 1)
+        base = repo.commit(wiki(files=20, pages=5), message="init")
+        for k in range(10):
+            head = repo.commit({"src/m0.py": f"X = {k}\n"}, message=str(k), branch=f"b{k}", start_from=base)
+            pushes.append(push_payload(repo, branch=f"b{k}", before=base, after=head))
+    runner = web.AppRunner(fake_app(fake), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    fake.base_url = f"http://127.0.0.1:{port}"
+    Path(setup_file).write_text(
+        json.dumps({"url": fake.base_url, "key": fake.private_key_pem, "secret": fake.webhook_secret, "pushes": pushes})
+    )
+    await asyncio.Event().wait()
+
+
+def _wait_for(url: str, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not start")
+
+
+async def _completed(fake_url: str, key: str, pushes: list[dict]) -> int:
+    """How many pushes have a completed check run, asked of the fake through its API (as the App)."""
+    from gidgethub import apps
+    from gidgethub.aiohttp import GitHubAPI
+
+    done = 0
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubAPI(session, "bench", base_url=fake_url)
+        token = (await apps.get_installation_access_token(gh, installation_id="1", app_id="1234", private_key=key))[
+            "token"
+        ]
+        gh = GitHubAPI(session, "bench", oauth_token=token, base_url=fake_url)
+        for push in pushes:
+            runs = await gh.getitem(f"/repos/{push['repository']['full_name']}/commits/{push['after']}/check-runs")
+            done += any(r["status"] == "completed" for r in runs["check_runs"])
+    return done
+
+
+def _web_only_process() -> None:
+    from bot.settings import load_settings
+
+    class DiscardingQueue:
+        async def submit(self, job: object) -> bool:
+            return True
+
+        async def start(self) -> None: ...
+
+        async def close(self) -> None: ...
+
+    settings = load_settings()
+    web.run_app(
+        create_app(settings, lambda runtime: DiscardingQueue()), host=settings.host, port=settings.port, print=None
+    )
+
+
+async def latency(deliveries: int, web_only: bool = False) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        setup_file = f"{folder}/setup.json"
+        fake_port, app_port = _free_port(), _free_port()
+        fake = subprocess.Popen([sys.executable, __file__, "--fake-process", setup_file, str(fake_port)])
+        app = None
+        try:
+            deadline = time.monotonic() + 120
+            while not Path(setup_file).exists():
+                if time.monotonic() > deadline or fake.poll() is not None:
+                    raise RuntimeError("the fake GitHub did not start")
+                time.sleep(0.2)
+            setup = json.loads(Path(setup_file).read_text())
+            env = {
+                **os.environ,
+                "WIKIWARDEN_APP_ID": "1234",
+                "WIKIWARDEN_PRIVATE_KEY": setup["key"],
+                "WIKIWARDEN_WEBHOOK_SECRET": setup["secret"],
+                "WIKIWARDEN_GITHUB_API_URL": setup["url"],
+                "WIKIWARDEN_HOST": "127.0.0.1",
+                "WIKIWARDEN_PORT": str(app_port),
+                "WIKIWARDEN_WORKERS": "4",
+            }
+            command = [sys.executable, "-m", "bot", "serve"]
+            if web_only:  # the same web application, with a queue that accepts jobs and runs none
+                command = [sys.executable, __file__, "--web-only-process"]
+            if os.environ.get("BENCH_PROFILE"):  # py-spy the App while it answers
+                command = [
+                    "py-spy",
+                    "record",
+                    "-r",
+                    "1000",
+                    "-f",
+                    "raw",
+                    "-o",
+                    os.environ["BENCH_PROFILE"],
+                    "--",
+                    *command,
+                ]
+            app = subprocess.Popen(command, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
+            url = f"http://127.0.0.1:{app_port}"
+            _wait_for(url)
+            payloads = (setup["pushes"] * (deliveries // len(setup["pushes"]) + 1))[:deliveries]
+            async with aiohttp.ClientSession() as session:
+                await post(session, url, {"zen": "warm-up", "hook_id": 1}, setup["secret"], event="ping", expect=200)
+            started = time.perf_counter()
+            times = await burst(url, payloads, setup["secret"], folder)
+            times_ms = sorted(t * 1000 for t in times)
+            p50 = statistics.median(times_ms)
+            p99 = times_ms[max(0, int(len(times_ms) * 0.99) - 1)]
+            print(
+                f"{deliveries} concurrent deliveries: ack p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+                f"max {times_ms[-1]:.1f} ms ({CLIENT_PROCESSES} client processes, one burst)"
+            )
+            if web_only:
+                return
+            distinct = setup["pushes"][: min(deliveries, len(setup["pushes"]))]
+            for _ in range(600):
+                done = await _completed(setup["url"], setup["key"], distinct)
+                if done == len(distinct):
+                    break
+                await asyncio.sleep(1)
+            print(
+                f"  {done} of {len(distinct)} pushes checked by the App's 4 in-process workers "
+                f"{time.perf_counter() - started:.1f} s after the first delivery"
+            )
+        finally:
+            for process in (app, fake):
+                if process is not None:
+                    process.terminate()
+                    process.wait(10)
+
+
+async def costs() -> None:
+    print()
+    head = ["pages", "claims", "changed", "requests (cold)", "files (cold)", "requests (warm)", "files (warm)"]
+    print("{:>6} {:>7} {:>8}  {:>16} {:>13}  {:>16} {:>13}".format(*head))
+    for pages in (10, 100, 1000):
+        for changed in (1, 10, 50):
+            fake = FakeGitHub()
+            fake_runner, fake.base_url = await serve(fake_app(fake))
+            fake.add_installation(1, "acme")
+            repo = fake.create_repo("acme", "wiki", 1)
+            files = max(50, changed)
+            base = repo.commit(wiki(files=files, pages=pages), message="init")
+            app = create_app(settings_for(fake, workers=1))
+            app_runner, url = await serve(app)
+            row = []
+            async with aiohttp.ClientSession() as session:
+                before = base
+                for round_ in range(2):  # cold caches, then warm ones
+                    body = "".join(f"def f_{i}():\n    return {i + 1}\n\n" for i in range(30))
+                    touched = {f"src/m{n}.py": f"# round {round_}\n{body}" for n in range(changed)}
+                    head = repo.commit(touched, message=f"touch {changed}")
+                    requests, fetched = len(fake.requests), app[RUNTIME].source.fetched_blobs
+                    await post(session, url, push_payload(repo, before=before, after=head), fake.webhook_secret)
+                    await app[QUEUE].wait_idle(timeout=600)
+                    row += [len(fake.requests) - requests, app[RUNTIME].source.fetched_blobs - fetched]
+                    before = head
+            print(
+                f"{pages:>6} {pages * CLAIMS_PER_PAGE:>7} {changed:>8}  {row[0]:>16} {row[1]:>13}"
+                f"  {row[2]:>16} {row[3]:>13}"
+            )
+            await app_runner.cleanup()
+            await fake_runner.cleanup()
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--fake-process":
+        asyncio.run(_fake_process(sys.argv[2], int(sys.argv[3])))
+        return
+    if sys.argv[1:] == ["--web-only-process"]:
+        _web_only_process()
+        return
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deliveries", type=int, default=200)
+    parser.add_argument("--skip-costs", action="store_true")
+    args = parser.parse_args()
+    print("the web path alone (a queue that runs nothing):")
+    asyncio.run(latency(args.deliveries, web_only=True))
+    print("the App with its in-process workers:")
+    asyncio.run(latency(args.deliveries))
+    if not args.skip_costs:
+        asyncio.run(costs())
+
+
+if __name__ == "__main__":
+    main()
