@@ -1,0 +1,164 @@
+"""The App's building blocks: GitHub's retry rules, installation tokens (renewal, single flight), settings,
+the repository config file, and tree diffs."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import aiohttp
+import pytest
+from fakegithub import FakeGitHub
+
+from bot.claims.sweep import FileChange
+from bot.github.auth import InstallationTokens
+from bot.github.client import GitHubClient, RequestStats, RetryPolicy, retry_delay, route_of
+from bot.github.repo_config import ConfigError, parse_repo_config
+from bot.settings import SettingsError, load_settings
+from bot.source.github import TreeEntry, git_blob_id, tree_diff
+
+POLICY = RetryPolicy(max_retries=3, base_seconds=1.0, max_wait_seconds=100.0, secondary_min_seconds=60.0)
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "message", "attempt", "delay"),
+    [
+        (502, {}, "", 1, 1.0),
+        (502, {}, "", 3, 4.0),
+        (502, {}, "", 4, None),  # out of retries
+        (403, {"retry-after": "7"}, "secondary rate limit", 1, 7.0),
+        (429, {"Retry-After": "3"}, "", 1, 3.0),
+        (403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1050"}, "API rate limit exceeded", 1, 51.0),
+        (403, {}, "You have exceeded a secondary rate limit", 1, 60.0),
+        (403, {}, "Resource not accessible by integration", 1, None),  # permissions: never retried
+        (404, {}, "Not Found", 1, None),
+        (422, {}, "Validation Failed", 1, None),
+        (403, {"retry-after": "3600"}, "secondary", 1, None),  # longer than allowed: give up visibly
+    ],
+)
+def test_retry_rules(status: int, headers: dict, message: str, attempt: int, delay: float | None) -> None:
+    assert retry_delay(status, headers, message, attempt, POLICY, now=1000.0) == delay
+
+
+def test_routes_are_counted_without_ids() -> None:
+    base = "https://api.github.com"
+    assert (
+        route_of(f"{base}/repos/acme/w/git/trees/{'a' * 40}?recursive=1", base)
+        == "/repos/{owner}/{repo}/git/trees/{id}"
+    )
+    assert route_of(f"{base}/repos/acme/w/check-runs/42", base) == "/repos/{owner}/{repo}/check-runs/{id}"
+
+
+@pytest.fixture
+def fake(fake_github: FakeGitHub) -> FakeGitHub:
+    fake_github.add_installation(5, "acme")
+    return fake_github
+
+
+async def test_tokens_are_minted_once_and_renewed_before_expiry(fake: FakeGitHub) -> None:
+    now = [time.time()]  # the fake's tokens expire an hour after its clock (real time); ours moves by hand
+    async with aiohttp.ClientSession() as session:
+        app = GitHubClient(session, base_url=fake.base_url)
+        tokens = InstallationTokens(app, fake.app_id, fake.private_key_pem, clock=lambda: now[0])
+        first = await asyncio.gather(*(tokens.token(5) for _ in range(20)))
+        assert len(set(first)) == 1 and fake.token_mints == 1 == tokens.mints  # single flight
+        now[0] += 3000  # still more than five minutes left
+        assert await tokens.token(5) == first[0]
+        now[0] += 400  # under five minutes left: renewed
+        renewed = await tokens.token(5)
+        assert renewed != first[0] and fake.token_mints == 2
+        tokens.forget(5)
+        assert await tokens.token(5) not in (first[0], renewed)
+
+
+async def test_the_client_retries_5xx_and_rate_limits_and_counts_requests(fake: FakeGitHub) -> None:
+    repo = fake.create_repo("acme", "w", 5)
+    sha = repo.commit({"a.txt": "a\n"}, message="x")
+    token = fake.issue_token(5)
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    stats = RequestStats()
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(
+            session, oauth_token=token.token, base_url=fake.base_url, policy=POLICY, stats=stats, sleep=sleep
+        )
+        fake.fail_next("GET", r"/git/trees/", 502, times=2)
+        fake.fail_next(
+            "GET", r"/git/trees/", 403, headers={"retry-after": "2"}, body={"message": "secondary rate limit"}
+        )
+        tree = await gh.getitem(f"/repos/acme/w/git/trees/{sha}")
+        assert tree["sha"]
+        assert slept == [1.0, 2.0, 2.0] and stats.retries == 3
+        assert stats.requests["GET /repos/{owner}/{repo}/git/trees/{id}"] == 4
+        fake.fail_next("POST", r"^/graphql$", 502, times=1)
+        data = await gh.graphql_query(
+            'query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { b0: object(expression: "HEAD:a.txt") { ... on Blob { text } } } }',
+            endpoint=f"{fake.base_url}/graphql", owner="acme", name="w",
+        )  # fmt: skip
+        assert data["repository"]["b0"]["text"] == "a\n"
+
+
+def test_settings_name_every_missing_or_bad_variable(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    for name in (
+        "WIKIWARDEN_APP_ID",
+        "WIKIWARDEN_WEBHOOK_SECRET",
+        "WIKIWARDEN_PRIVATE_KEY",
+        "WIKIWARDEN_PRIVATE_KEY_PATH",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(SettingsError) as missing:
+        load_settings()
+    assert "WIKIWARDEN_APP_ID" in str(missing.value) and "WIKIWARDEN_WEBHOOK_SECRET" in str(missing.value)
+    key = tmp_path / "key.pem"
+    key.write_text("-----BEGIN RSA PRIVATE KEY-----\nxx\n-----END RSA PRIVATE KEY-----\n")
+    monkeypatch.setenv("WIKIWARDEN_APP_ID", "12")
+    monkeypatch.setenv("WIKIWARDEN_WEBHOOK_SECRET", "a-long-enough-secret")
+    monkeypatch.setenv("WIKIWARDEN_PRIVATE_KEY_PATH", str(key))
+    settings = load_settings()
+    assert settings.app_id == 12 and "secret" not in repr(settings).replace("webhook_secret", "")
+    with pytest.raises(SettingsError, match="WIKIWARDEN_GITHUB_API_URL"):
+        load_settings(github_api_url="ftp://nope")
+    with pytest.raises(SettingsError, match="exactly one"):
+        load_settings(private_key="-----BEGIN PRIVATE KEY-----")
+    with pytest.raises(SettingsError, match="cannot read"):
+        load_settings(private_key_path=tmp_path / "missing.pem")
+    with pytest.raises(SettingsError, match="WIKIWARDEN_WEBHOOK_SECRET"):
+        load_settings(webhook_secret="short")
+
+
+def test_repository_config() -> None:
+    assert parse_repo_config(None).conclusion == "neutral"
+    assert parse_repo_config(b"").wiki_dir == "openwiki"
+    assert parse_repo_config(b"# only a comment\n").auto_fix is False
+    config = parse_repo_config(b"wiki_dir: docs/wiki/\nconclusion: action_required\nlimits: {max_annotations: 0}\n")
+    assert (config.wiki_dir, config.conclusion, config.limits.max_annotations) == ("docs/wiki", "action_required", 0)
+    for bad, problem in [
+        (b"conclusion: red\n", "`conclusion`"),
+        (b"wiki_dir: ../x\n", "`wiki_dir`"),
+        (b"surprise: 1\n", "`surprise`: Extra inputs"),
+        (b"limits: {max_file_bytes: 0}\n", "`limits.max_file_bytes`"),
+        (b"- a list\n", "must be a mapping"),
+        (b"a: [\n", "invalid YAML"),
+        (b"\xff\xfe", "not UTF-8"),
+    ]:
+        with pytest.raises(ConfigError, match=problem.replace("[", r"\[")):
+            parse_repo_config(bad)
+
+
+def test_tree_diff_finds_renames_by_content() -> None:
+    old = {
+        "a.py": TreeEntry("100644", "1" * 40, 3),
+        "b.py": TreeEntry("100644", "2" * 40, 3),
+        "c.py": TreeEntry("100644", "3" * 40, 3),
+    }
+    new = {"a.py": TreeEntry("100644", "1" * 40, 3), "moved/b.py": TreeEntry("100644", "2" * 40, 3),
+           "c.py": TreeEntry("120000", "3" * 40, 3), "d.py": TreeEntry("100644", "4" * 40, 3)}  # fmt: skip
+    assert set(tree_diff(old, new)) == {
+        FileChange("b.py", "moved/b.py"),
+        FileChange("c.py", "c.py"),
+        FileChange(None, "d.py"),
+    }
+    assert git_blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # `git hash-object`
