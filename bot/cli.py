@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import logging
 import sys
@@ -85,6 +86,21 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("page", nargs="?")
     listing.add_argument("--format", choices=("text", "json"), default="text")
     listing.set_defaults(run=_claim_list)
+
+    fix = commands.add_parser(
+        "fix",
+        help="fix the wiki in the working tree: re-anchor moved evidence, and (with a model) confirm, update or "
+        "retract stale claims and correct the prose",
+        description="Without a model (WIKIWARDEN_MODEL or --model) only the deterministic work is done and the "
+        "claims that need a model are listed. The model is any OpenAI-compatible server: WIKIWARDEN_OPENAI_BASE_URL, "
+        "WIKIWARDEN_OPENAI_API_KEY. Exit 0 when nothing is left flagged, 1 when claims still need a person.",
+    )
+    _common(fix)
+    fix.add_argument("--base", metavar="REV", help="fix what the change from this commit made stale")
+    fix.add_argument("--model", help="the model to use (default: WIKIWARDEN_MODEL; 'none' for no model)")
+    fix.add_argument("--max-claims", type=int, default=50, metavar="N", help="claims decided in one run (default 50)")
+    fix.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
+    fix.set_defaults(run=_fix)
 
     okf = commands.add_parser("okf", help="OKF v0.2 metadata: validate a bundle, or bring it up to date")
     okf_commands = okf.add_subparsers(dest="okf_command", required=True, metavar="ACTION")
@@ -224,6 +240,36 @@ def _claim_list(args: argparse.Namespace) -> int:
         if not found and not broken:
             print("no claims")
     return EXIT_ATTENTION if broken else EXIT_OK
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError  # noqa: PLC0415 - settings are only read by this command
+
+    from .fix.summary import render_text  # noqa: PLC0415
+    from .pipeline import fix_repository, make_agent  # noqa: PLC0415
+    from .settings import ModelSettings  # noqa: PLC0415
+
+    options = _options(args)
+    if args.max_claims <= 0:
+        raise UsageError("--max-claims must be at least 1")
+    try:
+        model_settings = ModelSettings()
+    except ValidationError as exc:
+        raise UsageError(f"invalid model settings: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc
+    model = args.model if args.model is not None else model_settings.model
+    repo = _repo(args)
+    with repo:
+        agent = make_agent(model_settings, None if model == "none" else model, str(repo.root))
+        result, written = asyncio.run(
+            fix_repository(
+                repo, base=args.base, wiki_dir=options.wiki_dir, agent=agent, max_claims=args.max_claims,
+                max_file_bytes=options.max_file_bytes, dry_run=args.dry_run,
+            )
+        )  # fmt: skip
+    sys.stdout.write(render_text(result, [] if args.dry_run else written))
+    if args.dry_run and written:
+        print("dry run: would write " + ", ".join(written))
+    return EXIT_ATTENTION if result.flagged else EXIT_OK
 
 
 def _okf_validate(args: argparse.Namespace) -> int:

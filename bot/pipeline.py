@@ -1,20 +1,29 @@
-"""The use cases that tie the core to its adapters: check a local repository, edit its claims by hand."""
+"""The use cases that tie the core to its adapters: check a local repository, keep its claims by hand,
+bring its OKF metadata up to date, and fix its wiki."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
+from . import __version__
+from .agent.agent import Agent, make_client
+from .agent.budget import AnswerCache, Budget, DailyLedger
 from .claims.edit import add_claim, replace_evidence, retract_claim
 from .claims.pages import normalize_wiki_dir, page_argument
 from .claims.results import SweepReport
 from .claims.sidecar import Claim, EvidenceRecord
 from .claims.sweep import Change, Sweeper, SweepOptions, load_wiki, sweep
 from .claims.verdicts import Verdict
+from .fix.engine import LAST_UPDATE, FixResult, fix_wiki
+from .fix.view import CodeView, search_scope
+from .fix.work import plan_work
 from .localwiki import LocalWiki
 from .okf.sync import GroundedPage, SyncPlan, plan_sync
 from .okf.validate import Problem, validate_bundle
+from .settings import ModelSettings
 from .source.git import GitRepository
 
 
@@ -147,3 +156,75 @@ def validate_okf(folder: Path) -> list[Problem]:
             continue
         files[relative] = path.read_bytes()
     return validate_bundle(files)
+
+
+ACTOR = f"wikiwarden/{__version__}"
+
+
+def now_iso() -> str:
+    """The moment, as OpenWiki writes it (`new Date().toISOString()`)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def make_agent(
+    model_settings: ModelSettings,
+    model: str | None,
+    repo: str,
+    ledger: DailyLedger | None = None,
+    cache: AnswerCache | None = None,
+    per_run: int | None = None,
+    per_day: int | None = None,
+) -> Agent | None:
+    """The agent for `model` (None: no agent, the fix does only the deterministic work)."""
+    if not model:
+        return None
+    key = model_settings.openai_api_key.get_secret_value() if model_settings.openai_api_key else None
+    client = make_client(
+        model_settings.openai_base_url, key, model_settings.model_timeout_seconds, model_settings.model_max_retries
+    )
+    budget = Budget(
+        per_run=per_run or model_settings.tokens_per_run,
+        per_day=per_day or model_settings.tokens_per_day,
+        repo=repo,
+        ledger=ledger or DailyLedger(),
+    )
+    return Agent(client, model, budget, cache)
+
+
+async def fix_repository(
+    repo: GitRepository,
+    *,
+    base: str | None,
+    wiki_dir: str,
+    agent: Agent | None,
+    max_claims: int = 50,
+    max_file_bytes: int | None = None,
+    dry_run: bool = False,
+) -> tuple[FixResult, list[str]]:
+    """`wikiwarden fix`: fix the working tree's wiki in place; the result and the files written."""
+    wiki_dir = normalize_wiki_dir(wiki_dir)
+    options = SweepOptions(wiki_dir=wiki_dir)
+    if max_file_bytes is not None:
+        options = SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes)
+    local = LocalWiki(repo.root, wiki_dir)
+    change = None
+    if base is not None:
+        base_snapshot = repo.snapshot(base)
+        change = Change(base_snapshot, repo.changes(base_snapshot.commit, None))
+    report = sweep(local.snapshot, change, options)
+    work = plan_work(report, local.snapshot.read, max_claims)
+    tracked = repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard").split(b"\0")
+    paths = [p.decode("utf-8", "surrogateescape") for p in tracked if p]
+    scope = search_scope(paths, change.paths if change else (), work)
+    view = CodeView(Sweeper(local.snapshot, None, options, wiki_dir), scope)
+    last = local.snapshot.entry(f"{wiki_dir}/{LAST_UPDATE}")
+    previous = local.snapshot.read(f"{wiki_dir}/{LAST_UPDATE}") if last is not None else None
+    result = await fix_wiki(
+        work, view, agent, wiki_dir=wiki_dir, actor=ACTOR, at=now_iso(), head=repo.resolve("HEAD"),
+        previous_last_update=previous, cap=max_claims,
+    )  # fmt: skip
+    written = sorted(result.files)
+    if not dry_run:
+        for path in written:
+            local.write_file(path, result.files[path])
+    return result, written

@@ -18,8 +18,22 @@ class SettingsError(ValueError):
     """The configuration cannot be used; the message names every offending variable."""
 
 
-class Settings(BaseSettings):
+class ModelSettings(BaseSettings):
+    """The fixing agent's model: any OpenAI-compatible server. Enough for `wikiwarden fix` on its own."""
+
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    openai_base_url: str | None = Field(None, description="OpenAI-compatible API, e.g. http://localhost:8000/v1")
+    openai_api_key: SecretStr | None = None
+    model: str | None = Field(None, description="model name; without it the fix does only deterministic work")
+    model_timeout_seconds: float = Field(120, gt=0)
+    model_max_retries: int = Field(2, ge=0)
+    tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix may spend")
+    tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens one repository may spend a day")
+
+
+class Settings(ModelSettings):
+    """Everything `wikiwarden serve` needs."""
 
     # The GitHub App
     app_id: int = Field(gt=0, description="the App's id (shown on its settings page)")
@@ -51,13 +65,6 @@ class Settings(BaseSettings):
     max_file_bytes: int = Field(1 << 20, gt=0, description="evidence files larger than this are errors")
     blob_cache_bytes: int = Field(256 << 20, gt=0, description="file contents cached by blob sha")
     max_annotations: int = Field(500, ge=0, description="annotations per check run")
-
-    # The model (the fix; any OpenAI-compatible server)
-    openai_base_url: str | None = Field(None, description="OpenAI-compatible API, e.g. http://localhost:8000/v1")
-    openai_api_key: SecretStr | None = None
-    model: str | None = Field(None, description="model name; without it the fix does only deterministic work")
-    model_timeout_seconds: float = Field(120, gt=0)
-    model_max_retries: int = Field(2, ge=0)
 
     @field_validator("github_api_url")
     @classmethod

@@ -114,11 +114,13 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
         async with aiohttp.ClientSession(timeout=timeout, json_serialize=json.dumps) as session:
             runtime = AppRuntime(settings, session)
             queue = (queue_factory or _memory_queue(settings))(runtime)
+            runtime.submit = queue.submit
             app[RUNTIME] = runtime
             app[QUEUE] = queue
             await queue.start()
             yield
             await queue.close()  # stop taking jobs, let the running ones finish
+            await runtime.close()
 
     app.cleanup_ctx.append(lifetime)
     app.router.add_post("/webhook", webhook)

@@ -33,6 +33,7 @@ def settings_for(fake: FakeGitHub, **overrides: Any) -> Settings:
         "retry_base_seconds": 0.01,
         "max_wait_seconds": 2.0,
         "workers": 2,
+        "mutation_spacing_seconds": 0.0,  # the spacing has its own test
     }
     values.update(overrides)
     return load_settings(**values)

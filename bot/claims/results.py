@@ -19,7 +19,7 @@ class EvidenceResult(NamedTuple):
     version_now: str | None = None  # the version to store with resource_now
     touched: bool = False  # this change altered evidence that matched the base commit
     error: str | None = None
-    old_text: str | None = None  # stale evidence: the recorded text ...
+    old_text: str | None = None  # stale (or unresolved) evidence: the recorded text ...
     new_text: str | None = None  # ... and what stands in its place now
     anchor: tuple[str, int] | None = None  # unresolved evidence: (path, line) where its text stood
 

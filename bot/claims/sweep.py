@@ -486,6 +486,7 @@ _OPENWIKI_EQUIVALENT = {
 
 def _result(record: EvidenceRecord, tracked: Tracked, ow: object) -> EvidenceResult:
     stale = tracked.verdict is Verdict.STALE
+    gone = tracked.verdict is Verdict.UNRESOLVED
     return EvidenceResult(
         resource=record.resource,
         version=record.version,
@@ -496,7 +497,7 @@ def _result(record: EvidenceRecord, tracked: Tracked, ow: object) -> EvidenceRes
         version_now=tracked.version,
         touched=tracked.diff_aware and tracked.verdict is not Verdict.FRESH,
         error=tracked.error,
-        old_text=tracked.old_text if stale else None,
+        old_text=tracked.old_text if stale or gone else None,
         new_text=tracked.new_text if stale else None,
         anchor=tracked.anchor,
     )

@@ -161,8 +161,9 @@ def _track_span(
         if hi > lo and (not deleted or any(own.diff.new_added[lo:hi])):
             return _stale(res, own, lo, hi, own.old.join(s, e))
         if own.path is not None and own.new.line_count:
-            return Tracked(Verdict.UNRESOLVED, diff_aware=True, anchor=(own.path, min(lo + 1, own.new.line_count)))
-    return Tracked(Verdict.UNRESOLVED, diff_aware=True)
+            anchor = (own.path, min(lo + 1, own.new.line_count))
+            return Tracked(Verdict.UNRESOLVED, old_text=own.old.join(s, e).decode(), diff_aware=True, anchor=anchor)
+    return Tracked(Verdict.UNRESOLVED, old_text=own.old.join(s, e).decode(), diff_aware=True)
 
 
 def _find_moved(files: Sequence[ChangedFile], old_lines: list[bytes]) -> tuple[ChangedFile, int] | None:

@@ -41,6 +41,23 @@ async def _open_pull_request_base(gh: GitHubClient, repo: str, branch: str) -> s
     return pulls[0]["base"]["sha"] if pulls else None
 
 
+async def read_change(
+    repo: GitHubRepo, base: str | None, head: str, *, merge_base: bool, label: str | None = None
+) -> Change | None:
+    """The change from `base` to `head`; None (every claim is checked) without a base or when GitHub no longer
+    knows the base commit (a force-push dropped it)."""
+    if not base:
+        return None
+    try:
+        start, files = await repo.changes(base, head, merge_base=merge_base)
+    except BadRequest as exc:
+        if int(exc.status_code) != 404:
+            raise
+        log.warning("base commit unknown to GitHub; checking every claim", extra={"repo": repo.full_name, "base": base})
+        return None
+    return Change(await repo.snapshot(start, label=f"{label or base} ({start[:12]})"), files)
+
+
 def explain(exc: BaseException) -> str:
     """A failure in plain words for the check run: what went wrong, never a trace or a secret."""
     if isinstance(exc, RateLimitExceeded):
@@ -89,15 +106,7 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, run_id: int) -> Non
         pull_base = await _open_pull_request_base(gh, repo_name, data["branch"])
         if pull_base is not None:
             base, merge_base = pull_base, True
-    change = None
-    if base:
-        try:
-            start, files = await repo.changes(base, head_sha, merge_base=merge_base)
-            change = Change(await repo.snapshot(start, label=f"{data.get('base_label') or base} ({start[:12]})"), files)
-        except BadRequest as exc:
-            if int(exc.status_code) != 404:
-                raise
-            log.warning("base commit unknown to GitHub; checking every claim", extra={"repo": repo_name, "base": base})
+    change = await read_change(repo, base, head_sha, merge_base=merge_base, label=data.get("base_label"))
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
     report = await sweep_github(repo, head, change, options)
     fork = bool(data.get("fork"))
@@ -106,3 +115,25 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, run_id: int) -> Non
     if fork and output.conclusion != "success":
         output.summary = output.summary[: 65_535 - len(FORK_NOTE)] + FORK_NOTE
     await complete_check_run(gh, repo_name, run_id, output)
+    if config.auto_fix and data.get("default_branch") and output.actions and rt.submit is not None:
+        await rt.submit(auto_fix_job(job, run_id, base, merge_base))
+
+
+def auto_fix_job(check: Job, run_id: int, base: str | None, merge_base: bool) -> Job:
+    """The fix that follows a push to the default branch when the repository turned `auto_fix` on."""
+    data = check.data
+    keep = ("installation_id", "repo", "repo_id", "html_url", "head_sha", "base_label")
+    return Job(
+        kind="fix",
+        key=f"{data.get('repo_id') or data['repo']}:fix:{data['branch']}",
+        delivery=check.delivery,
+        data={
+            **{k: data.get(k) for k in keep},
+            "check_run_id": run_id,
+            "target": data["branch"],
+            "base": base,
+            "merge_base": merge_base,
+            "pr_number": None,
+            "trigger": "auto_fix",
+        },
+    )

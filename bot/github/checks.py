@@ -168,3 +168,34 @@ async def complete_check_run(gh: GitHubClient, repo: str, run_id: int, output: C
             url_vars=url_vars,
             data={"output": {"title": output.title, "summary": output.summary, "annotations": batch}},
         )
+
+
+FIX_NOTE_START = "<!-- wikiwarden:fix-note -->"
+FIX_NOTE_END = "<!-- /wikiwarden:fix-note -->"
+
+
+def with_fix_note(summary: str, text: str, url: str | None) -> str:
+    """The summary with the fix's note on top, replacing an earlier note (so re-runs do not pile up)."""
+    if FIX_NOTE_START in summary and FIX_NOTE_END in summary:
+        before, rest = summary.split(FIX_NOTE_START, 1)
+        summary = before + rest.split(FIX_NOTE_END, 1)[1].lstrip("\n")
+    link = f" [Open the pull request]({url})." if url else ""
+    note = f"{FIX_NOTE_START}\n> **Fix:** {text}{link}\n{FIX_NOTE_END}\n\n"
+    return (note + summary)[:SUMMARY_LIMIT]
+
+
+async def note_on_check_run(gh: GitHubClient, repo: str, run_id: int, text: str, url: str | None = None) -> None:
+    """Say on the check run what the fix did, and link the run to the pull request (its details link)."""
+    owner, name = repo.split("/", 1)
+    url_vars = {"owner": owner, "repo": name, "run_id": str(run_id)}
+    run = await gh.getitem("/repos/{owner}/{repo}/check-runs/{run_id}", url_vars=url_vars)
+    output = run.get("output") or {}
+    body: dict[str, Any] = {
+        "output": {
+            "title": output.get("title") or CHECK_NAME,
+            "summary": with_fix_note(output.get("summary") or "", text, url),
+        }
+    }
+    if url:
+        body["details_url"] = url
+    await gh.patch("/repos/{owner}/{repo}/check-runs/{run_id}", url_vars=url_vars, data=body)

@@ -44,6 +44,29 @@ class RequestStats:
         return sum(self.requests.values())
 
 
+class MutationGate:
+    """GitHub asks integrators to leave about a second between writes of one installation, or its secondary
+    rate limits kick in: every POST, PATCH, PUT or DELETE of the installation's clients passes this gate."""
+
+    def __init__(self, spacing: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.spacing = spacing
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._last = float("-inf")
+
+    async def wait(self, sleep: Callable[[float], Any]) -> None:
+        if self.spacing <= 0:
+            return
+        async with self._lock:
+            delay = self._last + self.spacing - self._clock()
+            if delay > 0:
+                await sleep(delay)
+            self._last = self._clock()
+
+
+_WRITES = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+
+
 def retry_delay(
     status: int, headers: Mapping[str, str], message: str, attempt: int, policy: RetryPolicy, now: float
 ) -> float | None:
@@ -94,12 +117,14 @@ class GitHubClient(GitHubAPI):
         stats: RequestStats | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
         cache: MutableMapping[str, Any] | None = None,
+        gate: MutationGate | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(session, REQUESTER, cache=cache, **kwargs)
         self.policy = policy or RetryPolicy()
         self.stats = stats if stats is not None else RequestStats()
         self._sleep = sleep
+        self._gate = gate
 
     async def sleep(self, seconds: float) -> None:
         await self._sleep(seconds)
@@ -108,9 +133,12 @@ class GitHubClient(GitHubAPI):
         self, method: str, url: str, headers: Mapping[str, str], body: bytes = b""
     ) -> tuple[int, Mapping[str, str], bytes]:
         attempt = 0
+        route = route_of(url, self.base_url)
         while True:
             attempt += 1
-            self.stats.requests[f"{method} {route_of(url, self.base_url)}"] += 1
+            if self._gate is not None and method in _WRITES and not route.endswith("/graphql"):  # a query reads
+                await self._gate.wait(self.sleep)
+            self.stats.requests[f"{method} {route}"] += 1
             try:
                 status, response_headers, data = await super()._request(method, url, headers, body)
             except (TimeoutError, aiohttp.ClientConnectionError):

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import aiohttp
+import openai
 from cachetools import LRUCache
 from gidgethub import apps
 
+from ..agent.agent import Agent, make_client
+from ..agent.budget import AnswerCache, Budget, DailyLedger
 from ..jobs import Job
 from ..settings import Settings
 from ..source.github import GitHubRepo, SourceCache
 from .auth import InstallationTokens
 from .checking import run_check
-from .client import GitHubClient, RequestStats, RetryPolicy
+from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .fixing import run_fix
+from .repo_config import RepoConfig
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +45,11 @@ class AppRuntime:
         self.tokens = InstallationTokens(self.app_client, settings.app_id, self._pem)
         self._bot_login: str | None = f"{settings.app_slug}[bot]" if settings.app_slug else None
         self._bot_login_lock = asyncio.Lock()
+        self.gates: LRUCache[int, MutationGate] = LRUCache(maxsize=10_000)  # per installation
+        self.ledger = DailyLedger()  # tokens per repository per day, across the process's fixes
+        self.answers = AnswerCache()  # a verdict is never paid for twice
+        self._openai: openai.AsyncOpenAI | None = None
+        self.submit: Callable[[Job], Awaitable[bool]] | None = None  # the queue's, for jobs that follow jobs
 
     def _client(self, **auth: Any) -> GitHubClient:
         return GitHubClient(
@@ -52,11 +62,36 @@ class AppRuntime:
         )
 
     async def client(self, installation_id: int) -> GitHubClient:
-        """A client acting as the installation (its token minted or reused)."""
-        return self._client(oauth_token=await self.tokens.token(installation_id))
+        """A client acting as the installation (its token minted or reused), its writes spaced out."""
+        gate = self.gates.get(installation_id)
+        if gate is None:
+            gate = self.gates[installation_id] = MutationGate(self.settings.mutation_spacing_seconds)
+        return self._client(oauth_token=await self.tokens.token(installation_id), gate=gate)
 
     def repo(self, gh: GitHubClient, full_name: str, max_file_bytes: int) -> GitHubRepo:
         return GitHubRepo(gh, full_name, self.settings.graphql_url, self.source, max_file_bytes)
+
+    def agent(self, config: RepoConfig, repo: str) -> Agent | None:
+        """The agent for one fix: the repository's model (else the App's), budgets the lower of the App's
+        and the repository's. None without a model: the fix does the deterministic work only."""
+        model = config.model or self.settings.model
+        if not model:
+            return None
+        if self._openai is None:
+            s = self.settings
+            key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
+            self._openai = make_client(s.openai_base_url, key, s.model_timeout_seconds, s.model_max_retries)
+        budget = Budget(
+            per_run=min(config.limits.tokens_per_run, self.settings.tokens_per_run),
+            per_day=min(config.limits.tokens_per_day, self.settings.tokens_per_day),
+            repo=repo,
+            ledger=self.ledger,
+        )
+        return Agent(self._openai, model, budget, self.answers)
+
+    async def close(self) -> None:
+        if self._openai is not None:
+            await self._openai.close()
 
     async def bot_login(self) -> str:
         """`<slug>[bot]`: the login of the App's own pushes and pull requests, to ignore their events."""

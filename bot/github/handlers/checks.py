@@ -18,26 +18,53 @@ router = Router()
 ZERO_SHA = "0" * 40
 
 
-def _recheck(data: dict[str, Any], suite: dict[str, Any], delivery: str) -> Job:
-    repo = data["repository"]
+def _change(repo: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
+    """What a check suite's commit changed: a same-repository pull request's change (from its base), else the
+    push's (from `before`); `target` is the branch a fix goes to, None for a fork (whose branch GitHub hides)."""
     pulls = suite.get("pull_requests") or []
     same_repo = [p for p in pulls if ((p.get("base") or {}).get("repo") or {}).get("id") == repo["id"]]
     if same_repo:
-        base, label, key = same_repo[0]["base"]["sha"], same_repo[0]["base"]["ref"], f"pr:{same_repo[0]['number']}"
-    else:
-        before = suite.get("before") or ZERO_SHA
-        base = None if before == ZERO_SHA else before
-        label, key = (before[:12] if base else None), f"branch:{suite.get('head_branch')}"
+        pull = same_repo[0]
+        return {
+            "base": pull["base"]["sha"],
+            "base_label": pull["base"]["ref"],
+            "pr_number": pull["number"],
+            "target": (pull.get("head") or {}).get("ref") or suite.get("head_branch"),
+            "key": f"pr:{pull['number']}",
+        }
+    before = suite.get("before") or ZERO_SHA
+    base = None if before == ZERO_SHA else before
+    branch = suite.get("head_branch")
+    return {
+        "base": base,
+        "base_label": before[:12] if base else None,
+        "pr_number": None,
+        "target": branch,
+        "key": f"branch:{branch}",
+    }
+
+
+def _repo_fields(data: dict[str, Any]) -> dict[str, Any]:
+    repo = data["repository"]
+    return {
+        "installation_id": data["installation"]["id"],
+        "repo": repo["full_name"],
+        "repo_id": repo["id"],
+        "html_url": repo.get("html_url"),
+    }
+
+
+def _recheck(data: dict[str, Any], suite: dict[str, Any], delivery: str) -> Job:
+    change = _change(data["repository"], suite)
     return Job(
         kind="check",
-        key=f"{repo['id']}:{key}",
+        key=f"{data['repository']['id']}:{change['key']}",
         delivery=delivery,
         data={
-            "installation_id": data["installation"]["id"],
-            "repo": repo["full_name"],
+            **_repo_fields(data),
             "head_sha": suite["head_sha"],
-            "base": base,
-            "base_label": label,
+            "base": change["base"],
+            "base_label": change["base_label"],
             "merge_base": True,
             "new_run": True,  # GitHub asks for a new check run when one is re-requested
         },
@@ -62,19 +89,24 @@ async def on_requested_action(event: Event, ctx: WebhookContext) -> None:
     run = data["check_run"]
     if (data.get("requested_action") or {}).get("identifier") != FIX_ACTION["identifier"]:
         return
-    repo = data["repository"]
-    pulls = run.get("pull_requests") or []
+    suite = {**(run.get("check_suite") or {}), "pull_requests": run.get("pull_requests") or []}
+    change = _change(data["repository"], suite)
+    target = change["target"]
     await ctx.enqueue(
         Job(
             kind="fix",
-            key=f"{repo['id']}:fix:{run['head_sha']}",
+            key=f"{data['repository']['id']}:fix:{target or run['head_sha']}",
             delivery=ctx.delivery,
             data={
-                "installation_id": data["installation"]["id"],
-                "repo": repo["full_name"],
+                **_repo_fields(data),
                 "head_sha": run["head_sha"],
                 "check_run_id": run["id"],
-                "pr_number": pulls[0]["number"] if pulls else None,
+                "target": target,
+                "fork": target is None,
+                "base": change["base"],
+                "base_label": change["base_label"],
+                "merge_base": True,
+                "pr_number": change["pr_number"],
                 "requested_by": (data.get("sender") or {}).get("login"),
             },
         )

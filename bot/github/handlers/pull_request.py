@@ -32,6 +32,8 @@ async def on_pull_request(event: Event, ctx: WebhookContext) -> None:
             data={
                 "installation_id": data["installation"]["id"],
                 "repo": repo["full_name"],
+                "repo_id": repo["id"],
+                "html_url": repo.get("html_url"),
                 "head_sha": pull["head"]["sha"],
                 "head_label": f"#{pull['number']} ({pull['head']['sha'][:12]})",
                 "base": pull["base"]["sha"],

@@ -42,6 +42,8 @@ async def on_push(event: Event, ctx: WebhookContext) -> None:
             data={
                 "installation_id": data["installation"]["id"],
                 "repo": repo["full_name"],
+                "repo_id": repo["id"],
+                "html_url": repo.get("html_url"),
                 "head_sha": after,
                 "head_label": f"{branch} ({after[:12]})",
                 "base": base,

@@ -1,0 +1,160 @@
+"""The agent: one conversation per page with the claims the change made stale. It may call read-only tools,
+must answer in the strict JSON schema, and gets one chance to correct a refused answer; after that the claims
+it could not settle stay flagged with the reason. Every call is paid from the run's and the day's budget."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion
+from pydantic import ValidationError
+
+from ..fix.answer import PageAnswer, answer_schema
+from ..fix.check import Checked, check_answer
+from ..fix.engine import PageDecisions, Usage
+from ..fix.view import CodeView
+from ..fix.work import PageWork
+from .budget import AnswerCache, Budget
+from .prompts import SYSTEM, page_prompt, refusal
+from .tools import TOOLS, run_tool
+
+log = logging.getLogger(__name__)
+MAX_ROUNDS = 8
+MAX_COMPLETION_TOKENS = 4000
+
+
+def make_client(base_url: str | None, api_key: str | None, timeout: float, max_retries: int) -> openai.AsyncOpenAI:
+    """The openai client for any OpenAI-compatible server (a local one may not need a key)."""
+    return openai.AsyncOpenAI(
+        base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=max_retries
+    )
+
+
+def _describe(exc: openai.APIError) -> str:
+    if isinstance(exc, openai.APITimeoutError):
+        return "the model did not answer in time"
+    if isinstance(exc, openai.RateLimitError):
+        return "the model's server kept answering 429 (rate limited)"
+    if isinstance(exc, openai.APIStatusError):
+        return f"the model's server answered {exc.status_code}"
+    if isinstance(exc, openai.APIConnectionError):
+        return "the model's server could not be reached"
+    return f"the model's answer could not be read ({type(exc).__name__})"
+
+
+class Agent:
+    def __init__(
+        self, client: openai.AsyncOpenAI, model: str, budget: Budget, cache: AnswerCache | None = None
+    ) -> None:
+        self.client = client
+        self.model = model
+        self.budget = budget
+        self.cache = cache or AnswerCache()
+
+    def _cache_key(self, work: PageWork) -> str:
+        claims = []
+        for item in work.to_decide:
+            versions = [(e.resource, e.version, e.resource_now, e.version_now) for e in item.result.evidence]
+            claims.append((item.claim.id, item.claim.statement, versions))
+        return AnswerCache.key(self.model, work.page, work.text, claims)
+
+    async def decide(self, work: PageWork, view: CodeView, wiki_dir: str) -> PageDecisions:
+        usage = Usage()
+        key = self._cache_key(work)
+        cached = self.cache.get(key)
+        if cached is not None:
+            checked = await check_answer(cached, work, view, wiki_dir)
+            if checked.ok:  # the same claims, the same evidence versions: the same answer, at no cost
+                usage.reused = 1
+                return PageDecisions(checked, usage=usage)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": page_prompt(work)},
+        ]
+        refused: Checked | None = None
+        for _ in range(MAX_ROUNDS):
+            estimate = sum(len(str(m.get("content") or "")) for m in messages) // 4 + MAX_COMPLETION_TOKENS
+            if self.budget.room < estimate:
+                return self._flag_all(work, refused, usage, "the token budget (per run or per day) is spent")
+            try:
+                response = await self.client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,  # type: ignore[arg-type]
+                    tools=TOOLS,  # type: ignore[arg-type]
+                    response_format={"type": "json_schema", "json_schema": answer_schema()},  # type: ignore[arg-type]
+                    max_completion_tokens=MAX_COMPLETION_TOKENS,
+                )
+            except openai.APIError as exc:
+                log.warning("model call failed: %s", type(exc).__name__, extra={"page": work.page})
+                return self._flag_all(work, refused, usage, _describe(exc))
+            except ValueError:  # the client raises a bare JSONDecodeError on a broken body
+                log.warning("model answer unreadable", extra={"page": work.page})
+                return self._flag_all(work, refused, usage, "the model's server sent a body that is not JSON")
+            usage.calls += 1
+            if not isinstance(response, ChatCompletion):  # a 200 that is not JSON comes back as a str
+                return self._flag_all(work, refused, usage, "the model's server sent something other than a completion")
+            if response.usage is not None:
+                spent_prompt = response.usage.prompt_tokens or 0
+                spent_completion = response.usage.completion_tokens or 0
+                usage.prompt_tokens += spent_prompt
+                usage.completion_tokens += spent_completion
+                self.budget.spend(spent_prompt + spent_completion)
+            if not response.choices or response.choices[0].message is None:
+                return self._flag_all(work, refused, usage, "the model sent no answer")
+            message = response.choices[0].message
+            if message.tool_calls:
+                messages.append(message.model_dump(exclude_none=True))
+                for call in message.tool_calls:
+                    function = getattr(call, "function", None)
+                    if function is None:
+                        result = "error: only function tools exist"
+                    else:
+                        result = await run_tool(function.name or "", function.arguments or "", view)
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+                continue
+            content = message.content or ""
+            try:
+                answer = PageAnswer.model_validate_json(content)
+            except ValidationError as exc:
+                checked = Checked(
+                    text=work.text, other_problems=[f"the answer is not the required JSON: {_short(exc)}"]
+                )
+            else:
+                checked = await check_answer(answer, work, view, wiki_dir)
+                if checked.ok:
+                    self.cache.put(key, answer)
+                    return PageDecisions(checked, usage=usage)
+            if refused is not None:  # refused twice: keep what passed, flag the rest
+                return self._flag_all(work, checked, usage, "its answer was refused twice")
+            refused = checked
+            messages.append({"role": "assistant", "content": content})
+            messages.append({"role": "user", "content": refusal(checked.problems)})
+        return self._flag_all(work, refused, usage, f"the model did not settle the page within {MAX_ROUNDS} rounds")
+
+    def _flag_all(self, work: PageWork, checked: Checked | None, usage: Usage, why: str) -> PageDecisions:
+        """Keep the decisions that passed (confirms only, when the prose edits did not pass), flag the rest."""
+        flagged: dict[str, str] = {}
+        kept = Checked(text=work.text)
+        edits_passed = checked is not None and not any(p.startswith("edit refused") for p in checked.other_problems)
+        for item in work.to_decide:
+            decision = checked.decisions.get(item.claim.id) if checked else None
+            if decision is not None and (decision.action == "confirm" or edits_passed):
+                kept.decisions[item.claim.id] = decision
+                continue
+            detail = checked.claim_problems.get(item.claim.id) if checked else None
+            if decision is not None:
+                detail = "its decision needs prose edits that were refused"
+            if detail is None and checked is not None and checked.other_problems:
+                detail = checked.other_problems[0]
+            flagged[item.claim.id] = f"{why}" + (f": {detail}" if detail else "")
+        if checked is not None and edits_passed:
+            kept.text = checked.text
+        return PageDecisions(kept, flagged=flagged, usage=usage)
+
+
+def _short(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]

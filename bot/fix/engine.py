@@ -1,0 +1,200 @@
+"""The fix from findings to files: decide (through a Decider, the agent, when there is one), apply, project
+the OKF metadata, re-check, and say for every claim what happened to it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from ..claims.sidecar import Claim, Sidecar, Verification, page_version, render_sidecar
+from ..claims.track import reference_verdict
+from ..claims.verdicts import Verdict
+from ..okf.project import project_sources, project_verified, stamp_generated
+from .check import Checked, Decision, reanchored
+from .view import CodeView
+from .work import PageWork
+
+LAST_UPDATE = ".last-update.json"
+
+
+class Action(StrEnum):
+    REANCHORED = "re-anchored"
+    CONFIRMED = "confirmed"
+    UPDATED = "updated"
+    RETRACTED = "retracted"
+    FLAGGED = "still flagged"
+
+
+@dataclass(frozen=True)
+class ClaimOutcome:
+    page: str
+    claim_id: str
+    statement: str
+    action: Action
+    reason: str
+    new_statement: str | None = None
+    evidence_before: tuple[str, ...] = ()
+    evidence_after: tuple[str, ...] = ()
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    reused: int = 0  # pages answered from earlier runs' answers, at no cost
+
+    def add(self, other: Usage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.calls += other.calls
+        self.reused += other.reused
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass
+class PageDecisions:
+    """What the agent settled for one page: accepted decisions and edits, and why the rest stays flagged."""
+
+    checked: Checked | None
+    flagged: dict[str, str] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+
+
+class Decider(Protocol):
+    model: str
+
+    async def decide(self, work: PageWork, view: CodeView, wiki_dir: str) -> PageDecisions: ...
+
+
+@dataclass
+class FixResult:
+    files: dict[str, bytes] = field(default_factory=dict)  # path → new content (only what changes)
+    outcomes: list[ClaimOutcome] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    model: str | None = None
+
+    @property
+    def flagged(self) -> list[ClaimOutcome]:
+        return [o for o in self.outcomes if o.action is Action.FLAGGED]
+
+
+async def _still_holds(claims: list[Claim], view: CodeView) -> bool:
+    """The page's complete claim set re-checked against the head commit: every record fresh where it says."""
+    for claim in claims:
+        for record in claim.evidence:
+            resolved = await view.resolve(record.resource)
+            if isinstance(resolved, str):
+                return False
+            res, text = resolved
+            if reference_verdict(res, record.version, text, res.path).verdict is not Verdict.FRESH:
+                return False
+    return True
+
+
+def last_update(previous: bytes | None, *, at: str, head: str, model: str | None, complete: bool) -> bytes:
+    """`.last-update.json` in OpenWiki's shape (key order, 2-space JSON and a newline), language kept."""
+    language = "en"
+    try:
+        old = json.loads(previous) if previous else {}
+        if isinstance(old, dict) and isinstance(old.get("language"), str) and old["language"].strip():
+            language = old["language"]
+    except ValueError:
+        pass
+    meta = {
+        "updatedAt": at,
+        "command": "update",
+        "gitHead": head,
+        "model": model or "none",
+        "status": "complete" if complete else "interrupted",
+        "language": language,
+    }
+    return (json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+async def fix_wiki(
+    work: list[PageWork],
+    view: CodeView,
+    decider: Decider | None,
+    *,
+    wiki_dir: str,
+    actor: str,
+    at: str,
+    head: str,
+    previous_last_update: bytes | None = None,
+    cap: int | None = None,
+) -> FixResult:
+    result = FixResult(model=decider.model if decider else None)
+    for page in work:
+        decisions: Mapping[str, Decision] = {}
+        flagged: dict[str, str] = {}
+        text = page.text
+        if page.to_decide:
+            if decider is None:
+                for item in page.to_decide:
+                    flagged[item.claim.id] = "no model is configured: a person must confirm, update or retract it"
+            else:
+                settled = await decider.decide(page, view, wiki_dir)
+                result.usage.add(settled.usage)
+                flagged.update(settled.flagged)
+                if settled.checked is not None:
+                    decisions, text = settled.checked.decisions, settled.checked.text
+        for item in page.errors:
+            errors = [e.error for e in item.result.evidence if e.error] or [item.result.error or "unknown"]
+            flagged[item.claim.id] = f"its evidence cannot be evaluated: {errors[0]}"
+        for item in page.over_cap:
+            flagged[item.claim.id] = f"left for the next run: at most {cap} claims are decided per run"
+
+        claims: list[Claim] = []
+        for claim in page.sidecar.claims:
+            before = tuple(r.resource for r in claim.evidence)
+            decision = decisions.get(claim.id)
+            if decision is not None and claim.id not in flagged:
+                action = {"confirm": Action.CONFIRMED, "update": Action.UPDATED}.get(decision.action, Action.RETRACTED)
+                after = tuple(r.resource for r in decision.evidence)
+                new_statement = decision.statement if decision.statement != claim.statement else None
+                result.outcomes.append(
+                    ClaimOutcome(
+                        page.page, claim.id, claim.statement, action, decision.reason, new_statement, before, after
+                    )
+                )
+                if action is not Action.RETRACTED:
+                    claims.append(Claim(claim.id, decision.statement, decision.evidence))
+                continue
+            records = reanchored(page, claim.id) or claim.evidence
+            claims.append(Claim(claim.id, claim.statement, records))
+            after = tuple(r.resource for r in records)
+            if claim.id in flagged:
+                result.outcomes.append(
+                    ClaimOutcome(
+                        page.page, claim.id, claim.statement, Action.FLAGGED, flagged[claim.id], None, before, after
+                    )
+                )
+            elif records != claim.evidence:
+                reason = "the same text stands elsewhere now; only its location (or line endings) changed"
+                result.outcomes.append(
+                    ClaimOutcome(page.page, claim.id, claim.statement, Action.REANCHORED, reason, None, before, after)
+                )
+
+        text = project_sources(text, [r.resource for c in claims for r in c.evidence])
+        text = stamp_generated(page.text, text, actor, at)
+        reconciled = bool(claims) and not flagged and await _still_holds(claims, view)
+        text = project_verified(text, (actor, at) if reconciled else None)
+        content = text.encode("utf-8")
+        verification = Verification(actor, at) if reconciled else page.sidecar.verification
+        sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
+        if text != page.text:
+            result.files[page.page] = content
+        if sidecar != page.sidecar:
+            result.files[page.sidecar_path] = render_sidecar(sidecar)
+    if result.files:
+        result.files[f"{wiki_dir}/{LAST_UPDATE}"] = last_update(
+            previous_last_update, at=at, head=head, model=result.model, complete=not result.flagged
+        )
+    return result

@@ -1,0 +1,96 @@
+"""What a fix did, for people: the pull request's checklist and the command line's report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .engine import Action, ClaimOutcome, FixResult
+
+BODY_LIMIT = 60_000  # GitHub refuses pull request bodies over 65,536 characters
+_ICONS = {
+    Action.CONFIRMED: "✓",
+    Action.UPDATED: "✎",
+    Action.RETRACTED: "✗",
+    Action.REANCHORED: "↪",
+    Action.FLAGGED: "!",
+}
+
+Link = Callable[[str, str], str | None]  # (resource, "before" | "now") → URL
+
+
+def _quote(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _evidence_links(outcome: ClaimOutcome, link: Link | None) -> str:
+    def show(resources: tuple[str, ...], when: str) -> str:
+        shown = []
+        for resource in resources:
+            url = link(resource, when) if link else None
+            shown.append(f"[`{resource}`]({url})" if url else f"`{resource}`")
+        return ", ".join(shown) or "none"
+
+    if outcome.evidence_after == outcome.evidence_before:
+        return show(outcome.evidence_before, "now")
+    return f"{show(outcome.evidence_before, 'before')} → {show(outcome.evidence_after, 'now')}"
+
+
+def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Link | None = None) -> str:
+    """The checklist of every claim handled, the model and the tokens used; cut safely below GitHub's limit."""
+    lines = [marker, f"## {heading}", ""]
+    counts = {action: sum(1 for o in result.outcomes if o.action is action) for action in Action}
+    lines.append(", ".join(f"{n} {action.value}" for action, n in counts.items() if n) or "Nothing to change.")
+    lines.append("")
+    for outcome in result.outcomes:
+        done = "x" if outcome.action is not Action.FLAGGED else " "
+        line = f"- [{done}] **{outcome.action.value}** · `{outcome.page}` · “{_quote(outcome.statement)}”"
+        if outcome.new_statement:
+            line += f" → “{_quote(outcome.new_statement)}”"
+        lines.append(line)
+        lines.append(f"  {_quote(outcome.reason)} Evidence: {_evidence_links(outcome, link)}")
+    lines.append("")
+    usage = result.usage
+    if result.model:
+        lines.append(
+            f"Model: `{result.model}` · {usage.total:,} tokens (prompt {usage.prompt_tokens:,}, completion "
+            f"{usage.completion_tokens:,}) in {usage.calls} calls"
+            + (f"; {usage.reused} pages reused earlier answers" if usage.reused else "")
+        )
+    else:
+        lines.append("No model is configured: moved and cosmetic evidence was re-anchored; the rest needs a person.")
+    flagged = result.flagged
+    if flagged:
+        lines += ["", f"{len(flagged)} claims still need a person: see the unticked items above."]
+    body = "\n".join(lines) + "\n"
+    if len(body) > BODY_LIMIT:
+        body = body[: BODY_LIMIT - 80].rsplit("\n", 1)[0] + "\n\n_…the list was cut to fit; see the check run._\n"
+    return body
+
+
+def render_text(result: FixResult, written: list[str]) -> str:
+    """The command line's report: one line per claim handled, then what was written and what it cost."""
+    out = []
+    page = None
+    for outcome in result.outcomes:
+        if outcome.page != page:
+            page = outcome.page
+            out.append(page)
+        icon, statement = _ICONS[outcome.action], _quote(outcome.statement)[:80]
+        out.append(f"  {icon} {outcome.action.value:<14} {outcome.claim_id}  {statement}")
+        if outcome.new_statement:
+            out.append(f"      now: {_quote(outcome.new_statement)[:100]}")
+        if outcome.evidence_after != outcome.evidence_before and outcome.evidence_after:
+            out.append(f"      evidence: {', '.join(outcome.evidence_after)}")
+        out.append(f"      {_quote(outcome.reason)[:200]}")
+    if not result.outcomes:
+        out.append("Nothing to fix: no claim needs attention.")
+    out.append("")
+    out.append(f"Wrote {len(written)} files" + (": " + ", ".join(written) if written else "."))
+    if result.model:
+        u = result.usage
+        tokens = f"{u.total:,} tokens (prompt {u.prompt_tokens:,}, completion {u.completion_tokens:,})"
+        out.append(f"Model {result.model}: {tokens}, {u.calls} calls.")
+    flagged = result.flagged
+    if flagged:
+        out.append(f"{len(flagged)} claims still need a person.")
+    return "\n".join(out) + "\n"
