@@ -183,8 +183,8 @@ def make_agent(
         model_settings.openai_base_url, key, model_settings.model_timeout_seconds, model_settings.model_max_retries
     )
     budget = Budget(
-        per_run=per_run or model_settings.tokens_per_run,
-        per_day=per_day or model_settings.tokens_per_day,
+        per_run=per_run if per_run is not None else model_settings.tokens_per_run,
+        per_day=per_day if per_day is not None else model_settings.tokens_per_day,
         repo=repo,
         ledger=ledger or DailyLedger(),
     )

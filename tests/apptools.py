@@ -62,7 +62,10 @@ def example(name: str) -> dict[str, Any]:
 
 def _repository(template: dict[str, Any], repo: FakeRepo) -> dict[str, Any]:
     out = copy.deepcopy(template)
-    out.update(id=repo.id, name=repo.name, full_name=repo.full_name, default_branch=repo.default_branch, private=False)
+    out.update(
+        id=repo.id, name=repo.name, full_name=repo.full_name, default_branch=repo.default_branch, private=False,
+        html_url=f"https://github.com/{repo.full_name}",
+    )  # fmt: skip
     out["owner"] = {**out.get("owner", {}), "login": repo.owner, "name": repo.owner}
     return out
 
@@ -141,20 +144,32 @@ def pull_request_payload(
 
 def check_payload(
     event: str, action: str, repo: FakeRepo, *, head_sha: str, run_id: int | None = None, before: str | None = None,
-    identifier: str | None = None, name: str = "Wikiwarden", sender: str = "octocat",
+    identifier: str | None = None, name: str = "Wikiwarden", sender: str = "octocat", branch: str | None = "",
+    pull: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
+    """GitHub's example check_suite / check_run event for `head_sha`. `branch` is the suite's head_branch (the
+    default branch unless given; None as for a fork's commit); `pull` (a FakeRepo pull) fills pull_requests."""
     data = example(f"{event}.{action}.1")
+    head_branch = repo.default_branch if branch == "" else branch
+    pulls = []
+    if pull is not None:
+        mini = {"id": repo.id, "url": f"https://api.github.com/repos/{repo.full_name}", "name": repo.name}
+        pulls = [
+            {
+                "id": pull["id"],
+                "number": pull["number"],
+                "head": {"ref": pull["head"]["ref"], "sha": pull["head"]["sha"], "repo": mini},
+                "base": {"ref": pull["base"]["ref"], "sha": pull["base"]["sha"], "repo": mini},
+            }
+        ]
+        head_branch = pull["head"]["ref"]
+    suite_fields = {"head_sha": head_sha, "head_branch": head_branch, "before": before or ZERO, "pull_requests": pulls}
     if event == "check_suite":
-        data["check_suite"].update(head_sha=head_sha, before=before or ZERO, after=head_sha, pull_requests=[])
+        data["check_suite"].update(after=head_sha, **suite_fields)
     else:
         run = data["check_run"]
-        run.update(head_sha=head_sha, name=name, id=run_id or run.get("id"), pull_requests=[])
-        run["check_suite"] = {
-            **run.get("check_suite", {}),
-            "head_sha": head_sha,
-            "before": before or ZERO,
-            "pull_requests": [],
-        }
+        run.update(head_sha=head_sha, name=name, id=run_id or run.get("id"), pull_requests=pulls)
+        run["check_suite"] = {**run.get("check_suite", {}), **suite_fields}
         if identifier is not None:
             data["requested_action"] = {"identifier": identifier}
     return _common(data, repo, sender)
@@ -188,13 +203,17 @@ async def deliver(
 
 
 def grounded(
-    code: dict[str, str], claims: dict[str, list[tuple[str, Iterable[str]]]], wiki: str = "openwiki"
+    code: dict[str, str],
+    claims: dict[str, list[tuple[str, Iterable[str]]]],
+    wiki: str = "openwiki",
+    texts: dict[str, str] | None = None,
 ) -> dict[str, bytes]:
-    """Code plus a wiki whose pages hold `claims` (page → [(statement, resources)]), versions from the code."""
+    """Code plus a wiki whose pages hold `claims` (page → [(statement, resources)]), versions from the code;
+    a page's text is `texts[page]` when given."""
     files: dict[str, bytes] = {path: text.encode() for path, text in code.items()}
     number = 0
     for page, items in claims.items():
-        page_bytes = PAGE.format(title=page).encode()
+        page_bytes = (texts or {}).get(page, PAGE.format(title=page)).encode()
         files[f"{wiki}/{page}"] = page_bytes
         sidecar_claims = []
         for statement, resources in items:

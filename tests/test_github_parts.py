@@ -12,7 +12,7 @@ from fakegithub import FakeGitHub
 
 from bot.claims.sweep import FileChange
 from bot.github.auth import InstallationTokens
-from bot.github.client import GitHubClient, RequestStats, RetryPolicy, retry_delay, route_of
+from bot.github.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
 from bot.github.repo_config import ConfigError, parse_repo_config
 from bot.settings import SettingsError, load_settings
 from bot.source.github import TreeEntry, git_blob_id, tree_diff
@@ -99,6 +99,29 @@ async def test_the_client_retries_5xx_and_rate_limits_and_counts_requests(fake: 
             endpoint=f"{fake.base_url}/graphql", owner="acme", name="w",
         )  # fmt: skip
         assert data["repository"]["b0"]["text"] == "a\n"
+
+
+async def test_writes_of_one_installation_are_spaced_and_reads_are_not(fake: FakeGitHub) -> None:
+    """GitHub asks for about a second between mutations; GETs and GraphQL queries pass freely."""
+    repo = fake.create_repo("acme", "w", 5)
+    sha = repo.commit({"a.txt": "a\n"}, message="x")
+    token = fake.issue_token(5)
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    gate = MutationGate(1.5, clock=lambda: 100.0)  # a frozen clock: every write waits the full spacing
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, oauth_token=token.token, base_url=fake.base_url, sleep=sleep, gate=gate)
+        for _ in range(3):
+            await gh.post("/repos/acme/w/git/blobs", data={"content": "x", "encoding": "utf-8"})
+        await gh.getitem(f"/repos/acme/w/git/commits/{sha}")
+        await gh.graphql_query(
+            'query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { b0: object(expression: "HEAD:a.txt") { ... on Blob { text } } } }',
+            endpoint=f"{fake.base_url}/graphql", owner="acme", name="w",
+        )  # fmt: skip
+    assert slept == [1.5, 1.5]  # the first write goes at once, the next two wait; reads never do
 
 
 def test_settings_name_every_missing_or_bad_variable(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:

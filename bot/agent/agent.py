@@ -4,6 +4,7 @@ it could not settle stay flagged with the reason. Every call is paid from the ru
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -23,6 +24,7 @@ from .tools import TOOLS, run_tool
 log = logging.getLogger(__name__)
 MAX_ROUNDS = 8
 MAX_COMPLETION_TOKENS = 4000
+TOOLS_TOKENS = len(json.dumps(TOOLS)) // 4 + 1  # the tool schemas ride along with every request
 
 
 def make_client(base_url: str | None, api_key: str | None, timeout: float, max_retries: int) -> openai.AsyncOpenAI:
@@ -75,7 +77,8 @@ class Agent:
         ]
         refused: Checked | None = None
         for _ in range(MAX_ROUNDS):
-            estimate = sum(len(str(m.get("content") or "")) for m in messages) // 4 + MAX_COMPLETION_TOKENS
+            sent = sum(len(str(m.get("content") or "")) for m in messages) // 4 + TOOLS_TOKENS
+            estimate = sent + MAX_COMPLETION_TOKENS
             if self.budget.room < estimate:
                 return self._flag_all(work, refused, usage, "the token budget (per run or per day) is spent")
             try:
@@ -137,6 +140,9 @@ class Agent:
         """Keep the decisions that passed (confirms only, when the prose edits did not pass), flag the rest."""
         flagged: dict[str, str] = {}
         kept = Checked(text=work.text)
+        if checked is not None and checked.trespass:  # an answer reaching beyond its page is not trusted at all
+            why = f"{why}: it tried to change {checked.trespass[0]!r}, which the fix may never touch"
+            return PageDecisions(kept, {item.claim.id: why for item in work.to_decide}, usage)
         edits_passed = checked is not None and not any(p.startswith("edit refused") for p in checked.other_problems)
         for item in work.to_decide:
             decision = checked.decisions.get(item.claim.id) if checked else None

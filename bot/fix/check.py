@@ -41,6 +41,7 @@ class Checked:
     text: str = ""  # the page after the edits (when every edit passed)
     claim_problems: dict[str, str] = field(default_factory=dict)  # claim id → why its decision was refused
     other_problems: list[str] = field(default_factory=list)  # edits and answers to claims not asked about
+    trespass: list[str] = field(default_factory=list)  # files other than the page an edit tried to change
 
     @property
     def problems(self) -> list[str]:
@@ -129,6 +130,7 @@ async def check_answer(answer: PageAnswer, work: PageWork, view: CodeView, wiki_
             checked.other_problems.append(
                 f"edit refused: {edit.file!r} is {where}; the fix may only change the prose of {work.page}"
             )
+            checked.trespass.append(edit.file)
             continue
         if not edit.search or len(edit.replace) > MAX_EDIT:
             checked.other_problems.append("edit refused: the search text is empty or the replacement too long")

@@ -23,16 +23,19 @@ def _quote(text: str) -> str:
 
 
 def _evidence_links(outcome: ClaimOutcome, link: Link | None) -> str:
-    def show(resources: tuple[str, ...], when: str) -> str:
-        shown = []
-        for resource in resources:
-            url = link(resource, when) if link else None
-            shown.append(f"[`{resource}`]({url})" if url else f"`{resource}`")
-        return ", ".join(shown) or "none"
+    """Each resource with links to its text at the change's start and at the fixed commit."""
 
-    if outcome.evidence_after == outcome.evidence_before:
-        return show(outcome.evidence_before, "now")
-    return f"{show(outcome.evidence_before, 'before')} → {show(outcome.evidence_after, 'now')}"
+    def show(resource: str, whens: tuple[str, ...]) -> str:
+        urls = [(when, link(resource, when) if link else None) for when in whens]
+        shown = [f"[{when}]({url})" for when, url in urls if url]
+        return f"`{resource}`" + (f" ({', '.join(shown)})" if shown else "")
+
+    before, after = outcome.evidence_before, outcome.evidence_after
+    if before == after:
+        return ", ".join(show(r, ("before", "now")) for r in before) or "none"
+    was = ", ".join(show(r, ("before",)) for r in before) or "none"
+    now = ", ".join(show(r, ("now",)) for r in after) or "none"
+    return f"{was} → {now}"
 
 
 def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Link | None = None) -> str:
@@ -47,7 +50,8 @@ def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Lin
         if outcome.new_statement:
             line += f" → “{_quote(outcome.new_statement)}”"
         lines.append(line)
-        lines.append(f"  {_quote(outcome.reason)} Evidence: {_evidence_links(outcome, link)}")
+        reason = _quote(outcome.reason).rstrip(".")
+        lines.append(f"  {reason}. Evidence: {_evidence_links(outcome, link)}")
     lines.append("")
     usage = result.usage
     if result.model:
