@@ -413,3 +413,28 @@ async def test_auto_fix_is_off_by_default(aiohttp_client, fake: FakeGitHub, fake
     assert fix_pulls(repo) == [] and fake_openai.requests == []
     [run] = runs_of(repo, head)
     assert [a["identifier"] for a in run["actions"]] == ["fix_wiki"]  # the button is offered instead
+
+
+async def test_after_the_fix_is_merged_a_later_change_gets_a_new_pull_request(
+    aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, repo
+) -> None:
+    plan = {
+        **GOOD,
+        "The pool runs four workers.": {
+            "action": "update", "statement": "The pool runs eight workers.",
+            "edits": [("The pool runs four workers.", "The pool runs eight workers.")],
+        },
+    }  # fmt: skip
+    fake_openai.responder = lambda body: model_answer(body, plan)
+    app = await start(aiohttp_client, fake, fake_openai)
+    first = repo.commit({"src/retry.py": RETRY_NOW}, message="retry harder")
+    await push(app, fake, repo, repo.base, first)
+    [merged] = fix_pulls(repo)
+    merge = repo.merge_pull(merged["number"])  # the branch stays, as GitHub leaves it unless told otherwise
+    later = repo.commit({"src/pool.py": "WORKERS = 8\n"}, message="more workers")
+    await push(app, fake, repo, merge, later)
+
+    assert [p["state"] for p in fix_pulls(repo)] == ["closed", "open"]
+    fixed = repo.files_at(repo.refs[FIX_BRANCH])
+    assert b"eight workers" in fixed["openwiki/pool.md"] and b"tried 5 times" in fixed["openwiki/retry.md"]
+    assert repo.store.read_commit(repo.refs[FIX_BRANCH]).parents == (later,)
