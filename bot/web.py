@@ -1,4 +1,5 @@
-"""The web process: `POST /webhook` validates, de-duplicates and enqueues, then answers; `GET /healthz`.
+"""The web process: `POST /webhook` validates, de-duplicates and enqueues, then answers; `GET /healthz`,
+`GET /metrics` (Prometheus).
 
 Nothing slow happens in a request: GitHub gives a delivery 10 seconds and never retries by itself, so the
 handler only checks the signature (mandatory), drops replays and the App's own events, and hands jobs to
@@ -20,8 +21,11 @@ from gidgethub.sansio import Event, validate_event
 
 from .github.handlers import WebhookContext, router
 from .github.runtime import AppRuntime
-from .jobs import Job, Queue
-from .jobs.memory import DELIVERY_MEMORY_SECONDS, InProcessQueue
+from .jobs import DELIVERY_MEMORY_SECONDS, Queue, RetryPolicy
+from .jobs.memory import InProcessQueue
+from .jobs.redis import RedisQueue
+from .logs import work_context
+from .metrics import DELIVERIES, exposition
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -59,48 +63,58 @@ def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Even
 
 
 async def webhook(request: web.Request) -> web.Response:
+    event_name = request.headers.get("X-GitHub-Event", "")[:40] or "none"
+
+    def answer(status: int, outcome: str, message: str) -> web.Response:
+        DELIVERIES.labels(event_name if outcome != "bad_signature" else "unverified", outcome).inc()
+        return _reply(status, message)
+
     settings = request.app[SETTINGS]
     if request.content_length is not None and request.content_length > settings.max_body_bytes:
-        return _reply(413, "payload too large")
+        return answer(413, "too_large", "payload too large")
     try:
         body = await request.read()
     except web.HTTPRequestEntityTooLarge:
-        return _reply(413, "payload too large")
+        return answer(413, "too_large", "payload too large")
     try:
         event = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
     except ValidationFailure:
-        return _reply(401, "the signature is missing or does not match the webhook secret")
+        return answer(401, "bad_signature", "the signature is missing or does not match the webhook secret")
     except ValueError as exc:
-        return _reply(400, f"not a GitHub webhook delivery: {exc}")
+        return answer(400, "bad_request", f"not a GitHub webhook delivery: {exc}")
     if event.event == "ping":
-        return _reply(200, "pong")
+        return answer(200, "ignored", "pong")
     if not event.delivery_id:
-        return _reply(400, "missing X-GitHub-Delivery")
+        return answer(400, "bad_request", "missing X-GitHub-Delivery")
     seen = request.app[SEEN]
     if event.delivery_id in seen:
-        return _reply(200, "already received")  # a redelivery keeps its id: do the work once
+        return answer(200, "duplicate", "already received")  # a redelivery keeps its id: do the work once
     if not isinstance(event.data, dict) or "installation" not in event.data:
-        return _reply(202, "ignored: not an App installation event")
+        return answer(202, "ignored", "ignored: not an App installation event")
     runtime = request.app[RUNTIME]
     sender = (event.data.get("sender") or {}).get("login")
     if sender is not None and sender == await runtime.bot_login():
         seen[event.delivery_id] = True
-        return _reply(202, "ignored: caused by Wikiwarden itself")
+        return answer(202, "ignored", "ignored: caused by Wikiwarden itself")
     ctx = WebhookContext(
         delivery=event.delivery_id, submit=request.app[QUEUE].submit, forget_installation=runtime.tokens.forget
     )
-    await router.dispatch(event, ctx)
-    seen[event.delivery_id] = True
-    log.info(
-        "delivery accepted",
-        extra={"delivery": event.delivery_id, "event": event.event, "jobs": len(ctx.jobs)},
-    )
+    with work_context(delivery=event.delivery_id, repo=(event.data.get("repository") or {}).get("full_name")):
+        await router.dispatch(event, ctx)
+        seen[event.delivery_id] = True
+        log.info("delivery accepted", extra={"event": event.event, "jobs": len(ctx.jobs)})
+    DELIVERIES.labels(event_name, "accepted").inc()
     body = orjson.dumps({"message": "accepted", "jobs": [j.kind for j in ctx.jobs]})
     return web.Response(status=202, body=body, content_type="application/json")
 
 
 async def healthz(request: web.Request) -> web.Response:
     return web.Response(body=b'{"status":"ok"}', content_type="application/json")
+
+
+async def metrics(request: web.Request) -> web.Response:
+    body, content_type = exposition()
+    return web.Response(body=body, headers={"Content-Type": content_type})
 
 
 def create_app(settings: Settings, queue_factory: QueueFactory | None = None) -> web.Application:
@@ -113,7 +127,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
         timeout = aiohttp.ClientTimeout(total=120, connect=15)
         async with aiohttp.ClientSession(timeout=timeout, json_serialize=json.dumps) as session:
             runtime = AppRuntime(settings, session)
-            queue = (queue_factory or _memory_queue(settings))(runtime)
+            queue = (queue_factory or default_queue(settings))(runtime)
             runtime.submit = queue.submit
             app[RUNTIME] = runtime
             app[QUEUE] = queue
@@ -125,14 +139,23 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     app.cleanup_ctx.append(lifetime)
     app.router.add_post("/webhook", webhook)
     app.router.add_get("/healthz", healthz)
+    app.router.add_get("/metrics", metrics)
     return app
 
 
-def _memory_queue(settings: Settings) -> QueueFactory:
-    def make(runtime: AppRuntime) -> Queue:
-        async def failed(job: Job, exc: BaseException) -> None:
-            log.error("job failed: %s", type(exc).__name__, extra={"delivery": job.delivery, "job_key": job.key})
+def default_queue(settings: Settings) -> QueueFactory:
+    """The queue `settings` ask for: jobs run in this process (memory), or go to Redis for the workers."""
+    if settings.queue_backend == "redis":
+        return lambda runtime: RedisQueue(settings.redis_url.get_secret_value())
 
-        return InProcessQueue(runtime.run, workers=settings.workers, on_failure=failed)
+    def make(runtime: AppRuntime) -> Queue:
+        retry = RetryPolicy(settings.job_max_tries, settings.job_retry_base_seconds)
+        return InProcessQueue(
+            runtime.run,
+            workers=settings.workers,
+            on_failure=runtime.job_failed,
+            retry=retry,
+            timeout=settings.job_timeout_seconds,
+        )
 
     return make

@@ -34,6 +34,7 @@ def settings_for(fake: FakeGitHub, **overrides: Any) -> Settings:
         "max_wait_seconds": 2.0,
         "workers": 2,
         "mutation_spacing_seconds": 0.0,  # the spacing has its own test
+        "job_retry_base_seconds": 0.01,
     }
     values.update(overrides)
     return load_settings(**values)

@@ -295,10 +295,22 @@ async def test_rate_limits_are_honoured(app, fake: FakeGitHub, repo) -> None:
 
 async def test_a_rate_limit_longer_than_the_allowed_wait_fails_visibly(app, fake: FakeGitHub, repo) -> None:
     head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.fail_next(
+        "GET", r"/compare/", 403, headers={"retry-after": "3600"}, body={"message": "secondary rate limit"}, times=3
+    )
+    await push(app, fake, repo, repo.base, head)
+    [run] = runs_of(repo, head)  # three tries, one run: only the last try reports
+    assert run["conclusion"] == "failure" and "GitHub answered 403" in run["output"]["summary"]
+    assert len([r for r in fake.requests if "/compare/" in r.path]) == 3
+
+
+async def test_a_job_that_fails_once_is_tried_again_and_succeeds(app, fake: FakeGitHub, repo) -> None:
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
     fake.fail_next("GET", r"/compare/", 403, headers={"retry-after": "3600"}, body={"message": "secondary rate limit"})
     await push(app, fake, repo, repo.base, head)
     [run] = runs_of(repo, head)
-    assert run["conclusion"] == "failure" and "GitHub answered 403" in run["output"]["summary"]
+    assert run["status"] == "completed" and run["conclusion"] == "neutral"
+    assert [h["body"].get("conclusion") for h in run["history"] if h["method"] == "PATCH"] == ["neutral"]
 
 
 async def test_one_token_serves_many_deliveries(app, fake: FakeGitHub, repo) -> None:

@@ -17,6 +17,7 @@ from ..fix.check import Checked, check_answer
 from ..fix.engine import PageDecisions, Usage
 from ..fix.view import CodeView
 from ..fix.work import PageWork
+from ..metrics import MODEL_CALLS, MODEL_TOKENS
 from .budget import AnswerCache, Budget
 from .prompts import SYSTEM, page_prompt, refusal
 from .tools import TOOLS, run_tool
@@ -90,12 +91,15 @@ class Agent:
                     max_completion_tokens=MAX_COMPLETION_TOKENS,
                 )
             except openai.APIError as exc:
+                MODEL_CALLS.labels("failed").inc()
                 log.warning("model call failed: %s", type(exc).__name__, extra={"page": work.page})
                 return self._flag_all(work, refused, usage, _describe(exc))
             except ValueError:  # the client raises a bare JSONDecodeError on a broken body
+                MODEL_CALLS.labels("failed").inc()
                 log.warning("model answer unreadable", extra={"page": work.page})
                 return self._flag_all(work, refused, usage, "the model's server sent a body that is not JSON")
             usage.calls += 1
+            MODEL_CALLS.labels("answered").inc()
             if not isinstance(response, ChatCompletion):  # a 200 that is not JSON comes back as a str
                 return self._flag_all(work, refused, usage, "the model's server sent something other than a completion")
             if response.usage is not None:
@@ -104,6 +108,8 @@ class Agent:
                 usage.prompt_tokens += spent_prompt
                 usage.completion_tokens += spent_completion
                 self.budget.spend(spent_prompt + spent_completion)
+                MODEL_TOKENS.labels("prompt").inc(spent_prompt)
+                MODEL_TOKENS.labels("completion").inc(spent_completion)
             if not response.choices or response.choices[0].message is None:
                 return self._flag_all(work, refused, usage, "the model sent no answer")
             message = response.choices[0].message

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from gidgethub import BadRequest, HTTPException, RateLimitExceeded
 
 from ..claims.sweep import Change, SweepOptions
-from ..jobs import Job
+from ..jobs import ONLY_TRY, Attempt, Job
 from ..source.github import GitHubRepo, GitHubSnapshot, sweep_github
 from .checks import check_output, complete_check_run, failure_output, find_check_run, start_check_run
 from .client import GitHubClient
@@ -69,16 +69,21 @@ def explain(exc: BaseException) -> str:
     return f"Wikiwarden hit an internal error ({type(exc).__name__}); the maintainers have the details in its logs."
 
 
-async def run_check(rt: AppRuntime, job: Job) -> None:
+async def run_check(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> None:
     data = job.data
     repo_name, head_sha = data["repo"], data["head_sha"]
     gh = await rt.client(int(data["installation_id"]))
-    run_id = None if data.get("new_run") else await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
+    # A re-requested check gets a new run; its later tries reuse the run the first one made.
+    fresh = data.get("new_run") and attempt.number == 1
+    run_id = None if fresh else await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
     if run_id is None:
         run_id = await start_check_run(gh, repo_name, head_sha, external_id=job.delivery)
     try:
         await _check(rt, gh, job, run_id)
     except Exception as exc:
+        if not attempt.final:
+            log.warning("check failed, to be tried again: %s", type(exc).__name__, extra={"head": head_sha})
+            raise
         log.exception("check failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
         try:
             await complete_check_run(

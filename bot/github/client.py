@@ -19,6 +19,8 @@ import aiohttp
 from gidgethub import BadGraphQLRequest, GitHubBroken, HTTPException, QueryError
 from gidgethub.aiohttp import GitHubAPI
 
+from ..metrics import GITHUB_RATE_LIMIT_REMAINING, GITHUB_REQUESTS
+
 REQUESTER = "wikiwarden"
 SECONDARY_LIMIT_MIN_SECONDS = 60.0
 
@@ -147,9 +149,11 @@ class GitHubClient(GitHubAPI):
                 self.stats.retries += 1
                 await self.sleep(self.policy.base_seconds * 2 ** (attempt - 1))
                 continue
+            GITHUB_REQUESTS.labels(method, route, f"{status // 100}xx").inc()
             remaining = response_headers.get("x-ratelimit-remaining")
             if remaining is not None and remaining.isdigit():
                 self.stats.rate_limit_remaining = int(remaining)
+                GITHUB_RATE_LIMIT_REMAINING.set(int(remaining))
             return status, response_headers, data
 
     async def handle_rate_limit_error(self, *, method: str, url: str, exception: HTTPException, attempt: int) -> bool:

@@ -21,7 +21,7 @@ from ..fix.engine import LAST_UPDATE, Action, FixResult, fix_wiki
 from ..fix.summary import Link, pull_request_body
 from ..fix.view import CodeView, search_scope
 from ..fix.work import pages_with_work, plan_work
-from ..jobs import Job
+from ..jobs import ONLY_TRY, Attempt, Job
 from ..pipeline import ACTOR
 from ..source.github import GitHubRepo, GitHubSnapshot, sweep_github
 from .checking import explain, read_change, read_config
@@ -101,7 +101,7 @@ def _describe(published: Published, state: BranchState, result: FixResult) -> Fi
     return FixStatus(f"Fix pull request #{number} {verb} {_counts(result)}.{tail}", url)
 
 
-async def run_fix(rt: AppRuntime, job: Job) -> None:
+async def run_fix(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> None:
     data = job.data
     repo_name, head_sha = data["repo"], data["head_sha"]
     gh = await rt.client(int(data["installation_id"]))
@@ -109,6 +109,9 @@ async def run_fix(rt: AppRuntime, job: Job) -> None:
     try:
         status = await _fix(rt, gh, job)
     except Exception as exc:
+        if not attempt.final:
+            log.warning("fix failed, to be tried again: %s", type(exc).__name__, extra={"head": head_sha})
+            raise
         log.exception("fix failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
         if run_id is not None:
             try:

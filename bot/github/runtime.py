@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -15,11 +16,14 @@ from gidgethub import apps
 
 from ..agent.agent import Agent, make_client
 from ..agent.budget import AnswerCache, Budget, DailyLedger
-from ..jobs import Job
+from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned
+from ..logs import work_context
+from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
 from ..source.github import GitHubRepo, SourceCache
 from .auth import InstallationTokens
 from .checking import run_check
+from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .fixing import run_fix
 from .repo_config import RepoConfig
@@ -103,8 +107,30 @@ class AppRuntime:
                     self._bot_login = f"{app['slug']}[bot]"
         return self._bot_login
 
-    async def run(self, job: Job) -> None:
+    async def job_failed(self, job: Job, exc: BaseException) -> None:
+        """A job's last try failed. The job reports its own failures on the check run; one that never finished
+        (past the job timeout, or its worker gone) cannot, so it is reported here."""
+        log.error("job failed: %s", type(exc).__name__, extra={"delivery": job.delivery, "job_key": job.key})
+        if not isinstance(exc, JobAbandoned):
+            return
+        data = job.data
+        gh = await self.client(int(data["installation_id"]))
+        repo, head = data["repo"], data["head_sha"]
+        run_id = data.get("check_run_id") or await find_check_run(gh, repo, head, self.settings.app_id)
+        text = f"Wikiwarden gave up: {exc}. Re-run the check to try again."
+        if job.kind == "check" and run_id is not None:
+            await complete_check_run(gh, repo, run_id, failure_output("Wikiwarden could not check this commit", text))
+        elif run_id is not None:
+            await note_on_check_run(gh, repo, int(run_id), text)
+
+    async def run(self, job: Job, attempt: Attempt = ONLY_TRY) -> None:
+        """Run one try of a job, timed and counted, its log lines carrying the delivery and repository."""
         runner = {"check": run_check, "fix": run_fix}.get(job.kind)
         if runner is None:
             raise ValueError(f"unknown job kind {job.kind!r}")
-        await runner(self, job)
+        context = work_context(delivery=job.delivery, repo=job.data.get("repo"), job_kind=job.kind, job_key=job.key)
+        with context, JOB_SECONDS.labels(job.kind).time(), JOBS_RUNNING.labels(job.kind).track_inprogress():
+            log.info("job started", extra={"try": attempt.number})
+            started = time.monotonic()
+            await runner(self, job, attempt)
+            log.info("job finished", extra={"seconds": round(time.monotonic() - started, 3)})

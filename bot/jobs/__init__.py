@@ -25,7 +25,36 @@ class Job:
         return cls(value["kind"], value["key"], value["delivery"], dict(value.get("data") or {}))
 
 
-JobHandler = Callable[[Job], Awaitable[None]]
+@dataclass(frozen=True)
+class Attempt:
+    """Which try of a job this is. Only the final try reports a failure (on the check run): an earlier one
+    leaves the run as it is for the next try."""
+
+    number: int = 1
+    final: bool = True
+
+
+ONLY_TRY = Attempt()
+DELIVERY_MEMORY_SECONDS = 3 * 24 * 3600  # GitHub redelivers (with the same id) for up to three days
+
+
+class JobAbandoned(Exception):
+    """A job's last try never finished (it ran past the job timeout, or its worker stopped): the job itself could
+    not say so on the check run, so the queue does."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """A failing job is tried `max_tries` times, waiting `base_seconds`, then twice as long, and so on."""
+
+    max_tries: int = 3
+    base_seconds: float = 5.0
+
+    def delay(self, failed_tries: int) -> float:
+        return self.base_seconds * 2 ** (failed_tries - 1)
+
+
+JobHandler = Callable[[Job, Attempt], Awaitable[None]]
 
 
 class Queue(Protocol):

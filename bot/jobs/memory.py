@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 
 from cachetools import TTLCache
 
-from . import Job, JobHandler
+from ..metrics import JOBS
+from . import DELIVERY_MEMORY_SECONDS, Attempt, Job, JobAbandoned, JobHandler, RetryPolicy
 
 log = logging.getLogger(__name__)
-DELIVERY_MEMORY_SECONDS = 3 * 24 * 3600  # GitHub redelivers (with the same id) for up to three days
 
 
 class InProcessQueue:
@@ -23,8 +23,12 @@ class InProcessQueue:
         workers: int = 4,
         on_failure: Callable[[Job, BaseException], Awaitable[None]] | None = None,
         remember: int = 100_000,
+        retry: RetryPolicy | None = None,
+        timeout: float | None = None,
     ) -> None:
         self._handler = handler
+        self._timeout = timeout
+        self._retry = retry or RetryPolicy(max_tries=1)
         self._workers_wanted = workers
         self._on_failure = on_failure
         self._seen: TTLCache[str, bool] = TTLCache(maxsize=remember, ttl=DELIVERY_MEMORY_SECONDS)
@@ -48,6 +52,7 @@ class InProcessQueue:
         self._seen[seen_key] = True
         if job.key in self._pending:
             self.superseded += 1  # a newer head replaces the one still waiting
+            JOBS.labels(self._pending[job.key].kind, "superseded").inc()
         elif job.key not in self._running:
             self._ready.put_nowait(job.key)
         self._pending[job.key] = job
@@ -68,24 +73,46 @@ class InProcessQueue:
                 continue
             self._running.add(key)
             try:
-                await self._handler(job)
-                self.completed += 1
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self.failed += 1
-                log.exception("job failed", extra={"job_kind": job.kind, "job_key": job.key, "delivery": job.delivery})
-                if self._on_failure is not None:
-                    try:
-                        await self._on_failure(job, exc)
-                    except Exception:
-                        log.exception("could not report a failed job", extra={"delivery": job.delivery})
+                await self._tries(job)
             finally:
                 self._running.discard(key)
                 if key in self._pending:
                     self._ready.put_nowait(key)
                 if not self._pending and not self._running:
                     self._idle.set()
+
+    async def _tries(self, job: Job) -> None:
+        """Run `job` until it succeeds or its tries are spent; a newer job for its key ends the retrying."""
+        for number in range(1, self._retry.max_tries + 1):
+            final = number == self._retry.max_tries
+            try:
+                try:
+                    await asyncio.wait_for(self._handler(job, Attempt(number, final)), self._timeout)
+                except TimeoutError as exc:
+                    raise JobAbandoned(f"it ran longer than the {self._timeout:g}-second job timeout") from exc
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not final and job.key not in self._pending:
+                    JOBS.labels(job.kind, "retried").inc()
+                    await asyncio.sleep(self._retry.delay(number))
+                    continue
+                outcome = "failed" if final else "superseded"
+                JOBS.labels(job.kind, outcome).inc()
+                if final:
+                    self.failed += 1
+                    log.exception(
+                        "job failed", extra={"job_kind": job.kind, "job_key": job.key, "delivery": job.delivery}
+                    )
+                    if self._on_failure is not None:
+                        try:
+                            await self._on_failure(job, exc)
+                        except Exception:
+                            log.exception("could not report a failed job", extra={"delivery": job.delivery})
+                return
+            self.completed += 1
+            JOBS.labels(job.kind, "completed").inc()
+            return
 
     async def wait_idle(self, timeout: float = 30.0) -> None:
         """Return once every submitted job has run (for tests and graceful shutdown)."""

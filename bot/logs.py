@@ -1,0 +1,88 @@
+"""Logging for the App's processes: one JSON object per line (or plain text), carrying the delivery, the
+repository and the job of the work in progress, with every secret scrubbed from the final line.
+
+The scrubbing happens on the formatted output, so nothing escapes it: messages, arguments, extra fields and
+tracebacks alike. It knows the configured secrets by value and GitHub's and OpenAI's token shapes by pattern.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from pythonjsonlogger.json import JsonFormatter
+
+WORK: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("wikiwarden_work", default=None)
+REDACTED = "[redacted]"
+TOKEN_SHAPES = re.compile(
+    r"(gh[opsur]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"
+    r"|(?i:bearer|token)\s+[A-Za-z0-9._-]{20,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})"
+)
+
+
+@contextmanager
+def work_context(**fields: Any) -> Iterator[None]:
+    """Every log line inside carries these fields (delivery, repo, job_id, job_kind, ...)."""
+    token = WORK.set({**(WORK.get() or {}), **{k: v for k, v in fields.items() if v is not None}})
+    try:
+        yield
+    finally:
+        WORK.reset(token)
+
+
+class _WorkFields(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        for key, value in (WORK.get() or {}).items():
+            if not hasattr(record, key):
+                setattr(record, key, value)
+        return True
+
+
+class Scrubbed(logging.Formatter):
+    """Wraps a formatter; replaces secrets in whatever it produced."""
+
+    def __init__(self, inner: logging.Formatter, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.inner = inner
+        # Longest first, so a secret containing another is replaced whole; short strings are never secrets.
+        self.secrets = sorted({s for s in secrets if s and len(s) >= 8}, key=len, reverse=True)
+
+    def scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+            for line in secret.splitlines():  # a PEM key logged line by line
+                if len(line) >= 16 and line in text:
+                    text = text.replace(line, REDACTED)
+        return TOKEN_SHAPES.sub(REDACTED, text)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.scrub(self.inner.format(record))
+
+
+def configure_logging(fmt: str = "json", level: str = "INFO", secrets: Iterable[str] = ()) -> logging.Handler:
+    """Send the root logger's records to stderr, formatted and scrubbed; returns the handler."""
+    if fmt == "json":
+        inner: logging.Formatter = JsonFormatter(
+            "%(levelname)s %(name)s %(message)s",
+            rename_fields={"levelname": "level", "name": "logger"},
+            timestamp="time",  # ISO 8601 in UTC, to the microsecond
+        )
+    else:
+        inner = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(Scrubbed(inner, secrets))
+    handler.addFilter(_WorkFields())
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)
+    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)  # one line per webhook is noise at scale
+    return handler

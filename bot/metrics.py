@@ -1,0 +1,41 @@
+"""What a Wikiwarden process reports to Prometheus (`GET /metrics` of the web process and of every worker).
+
+Labels stay few and bounded: event names, job kinds and outcomes, HTTP methods, routes with ids blurred.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+
+DELIVERIES = Counter(
+    "wikiwarden_deliveries_total",
+    "Webhook deliveries received, by event and what became of them",
+    ["event", "outcome"],  # accepted, duplicate, ignored, bad_signature, bad_request, too_large
+)
+JOBS = Counter(
+    "wikiwarden_jobs_total",
+    "Job tries, by kind and outcome",
+    ["kind", "outcome"],  # completed, retried, failed, superseded
+)
+JOB_SECONDS = Histogram(
+    "wikiwarden_job_duration_seconds",
+    "Time one try of a job took",
+    ["kind"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600),
+)
+JOBS_RUNNING = Gauge("wikiwarden_jobs_running", "Jobs running in this process", ["kind"])
+GITHUB_REQUESTS = Counter(
+    "wikiwarden_github_requests_total",
+    "Requests sent to GitHub, by method, route (ids blurred) and status class",
+    ["method", "route", "status"],
+)
+GITHUB_RATE_LIMIT_REMAINING = Gauge(
+    "wikiwarden_github_rate_limit_remaining", "The rate limit GitHub said was left, on its latest answer"
+)
+MODEL_TOKENS = Counter("wikiwarden_model_tokens_total", "Model tokens spent by the fix", ["kind"])  # prompt, completion
+MODEL_CALLS = Counter("wikiwarden_model_calls_total", "Model requests, by outcome", ["outcome"])  # answered, failed
+
+
+def exposition() -> tuple[bytes, str]:
+    """The metrics in Prometheus's text format, and its content type."""
+    return generate_latest(), CONTENT_TYPE_LATEST
