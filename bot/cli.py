@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .claims.errors import ClaimsError, EvidenceSecurityError
@@ -18,6 +18,9 @@ from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
 from .demo import run_demo
 from .pipeline import ClaimEdit, HandKeptClaims, check_repository, sync_okf, validate_okf
 from .source.git import GitError, GitRepository
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
 
@@ -121,6 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="run the GitHub App: the webhook server with in-process workers (settings: WIKIWARDEN_*)"
     )
     serve.set_defaults(run=_serve)
+    worker = commands.add_parser(
+        "worker",
+        help="run jobs from the Redis queue (WIKIWARDEN_QUEUE_BACKEND=redis); serve enqueues them",
+        description="Runs check and fix jobs that `wikiwarden serve` put on the Redis queue. Health and metrics: "
+        "GET /healthz and /metrics on WIKIWARDEN_WORKER_PORT. SIGTERM stops it gracefully.",
+    )
+    worker.set_defaults(run=_worker)
 
     manifest = commands.add_parser(
         "manifest", help="print app.yml as the JSON GitHub's manifest flow takes, with your webhook URL"
@@ -320,16 +330,40 @@ def _serve(args: argparse.Namespace) -> int:
     # Imported here so `wikiwarden check` (a pre-commit hook) does not pay for the web stack at start-up.
     from aiohttp import web  # noqa: PLC0415
 
-    from .settings import SettingsError, load_settings  # noqa: PLC0415
     from .web import create_app  # noqa: PLC0415
+
+    settings = _app_settings()
+    web.run_app(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        print=None,
+        shutdown_timeout=settings.shutdown_grace_seconds,
+        access_log=None,
+    )
+    return EXIT_OK
+
+
+def _app_settings() -> Settings:
+    """The App's settings from the environment, and logging set up by them (JSON, secrets scrubbed)."""
+    from .logs import configure_logging  # noqa: PLC0415
+    from .settings import SettingsError, load_settings  # noqa: PLC0415
 
     try:
         settings = load_settings()
     except SettingsError as exc:
         raise UsageError(str(exc)) from exc
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    web.run_app(create_app(settings), host=settings.host, port=settings.port, print=None)
-    return EXIT_OK
+    configure_logging(settings.log_format, settings.log_level, settings.secret_values())
+    return settings
+
+
+def _worker(args: argparse.Namespace) -> int:
+    from .worker import main  # noqa: PLC0415
+
+    settings = _app_settings()
+    if settings.queue_backend != "redis":
+        raise UsageError("wikiwarden worker runs jobs from Redis: set WIKIWARDEN_QUEUE_BACKEND=redis (and _REDIS_URL)")
+    return main(settings)
 
 
 def _manifest(args: argparse.Namespace) -> int:

@@ -6,7 +6,10 @@ they never show up in a log line or a repr.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -50,10 +53,22 @@ class Settings(ModelSettings):
     max_body_bytes: int = Field(26 * 1024 * 1024, gt=0, description="webhook body limit (GitHub sends up to 25 MB)")
 
     # Work
-    workers: int = Field(4, gt=0, description="in-process workers running jobs")
-    queue_backend: str = Field("memory", pattern="^(memory|redis)$")
-    redis_url: str = "redis://localhost:6379/0"
-    job_timeout_seconds: float = Field(600, gt=0)
+    workers: int = Field(4, gt=0, description="jobs one process runs at once (in-process or `wikiwarden worker`)")
+    queue_backend: Literal["memory", "redis"] = Field(
+        "memory", description="memory: jobs run inside `serve`; redis: `serve` enqueues, `wikiwarden worker` runs"
+    )
+    redis_url: SecretStr = Field(
+        SecretStr("redis://localhost:6379/0"), description="the Redis queue (its URL may hold a password)"
+    )
+    job_timeout_seconds: float = Field(600, gt=0, description="a job running longer is cancelled and tried again")
+    job_max_tries: int = Field(3, gt=0, description="tries of a failing job before it ends as failed")
+    job_retry_base_seconds: float = Field(5.0, ge=0, description="wait before the second try; doubles each try")
+    shutdown_grace_seconds: float = Field(30, ge=0, description="on SIGTERM, time for running jobs to finish")
+    worker_port: int = Field(8081, gt=0, lt=65536, description="`wikiwarden worker`'s /healthz and /metrics")
+
+    # Logs
+    log_format: Literal["json", "text"] = Field("json", description="json: one object per line, for log collectors")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
     # GitHub etiquette
     max_retries: int = Field(5, ge=0, description="retries of a GitHub request after 5xx or rate limits")
@@ -82,6 +97,18 @@ class Settings(ModelSettings):
     @property
     def graphql_url(self) -> str:
         return self.github_graphql_url or f"{self.github_api_url}/graphql"
+
+    def secret_values(self) -> list[str]:
+        """Every secret this process holds, for the log scrubber (the Redis URL's password included)."""
+        values = [self.webhook_secret.get_secret_value()]
+        if self.openai_api_key is not None:
+            values.append(self.openai_api_key.get_secret_value())
+        redis = urlsplit(self.redis_url.get_secret_value())
+        if redis.password:
+            values.append(redis.password)
+        with contextlib.suppress(SettingsError):  # an unreadable key file stops start-up anyway
+            values.append(self.private_key_pem())
+        return values
 
     def private_key_pem(self) -> str:
         """The private key's PEM text, read from the file when a path was given."""

@@ -19,6 +19,7 @@ Every response carries `x-ratelimit-*` headers, and every request is logged in `
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import http
 import importlib
@@ -165,6 +166,13 @@ async def _pipeline(
             )
             return _respond(fake, error.reply(), bucket)
 
+    held = fake.take_delay(request.method, request.path)
+    if held:
+        fake.held += 1
+        try:
+            await asyncio.sleep(held)  # cancelled when the client goes away (a killed worker)
+        finally:
+            fake.held -= 1
     fault = fake.take_fault(request.method, request.path)
     if fault is not None:
         _spend(bucket)

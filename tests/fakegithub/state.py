@@ -148,6 +148,8 @@ class FakeGitHub:
         self.requests: list[RequestRecord] = []
         self.violations: list[str] = []
         self.faults: list[Fault] = []
+        self.delays: list[Fault] = []  # requests to hold before answering (body: the seconds)
+        self.held = 0  # requests being held right now
         self.users_by_email: dict[str, str] = {}
         self.validate_requests = True  # check requests against fakegithub.openapi when that module exists
         self.tree_entry_limit = 100_000  # GitHub truncates recursive tree listings past this many entries
@@ -339,6 +341,20 @@ class FakeGitHub:
         computed ones (so `x-ratelimit-remaining: 0` makes a primary rate-limit response).
         """
         self.faults.append(Fault(method.upper(), re.compile(path_regex), status, dict(headers or {}), body, times))
+
+    def delay_next(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
+        """Hold the answer to the next `times` matching requests for `seconds` (then answer normally): a slow
+        GitHub, or a job to kill in the middle."""
+        self.delays.append(Fault(method.upper(), re.compile(path_regex), 0, {}, seconds, times))
+
+    def take_delay(self, method: str, path: str) -> float:
+        for delay in self.delays:
+            if delay.method in ("*", method.upper()) and delay.pattern.search(path):
+                delay.times -= 1
+                if delay.times <= 0:
+                    self.delays.remove(delay)
+                return float(delay.body)
+        return 0.0
 
     def take_fault(self, method: str, path: str) -> Fault | None:
         for fault in self.faults:

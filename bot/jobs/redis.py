@@ -1,0 +1,141 @@
+"""The Redis queue (arq): web processes enqueue, any number of `wikiwarden worker` processes run the jobs.
+
+Everything the in-process queue promises holds across processes because it lives in Redis:
+
+- a delivery is enqueued once, however many web processes receive it (`SET NX` on delivery, kind and key,
+  kept three days, as long as GitHub may redeliver);
+- one job at a time per key (repository and branch, or pull request): a lock held while it runs;
+- a newer job replaces a queued older one for the same key: the older one sees it is no longer the latest and
+  ends as superseded;
+- jobs survive restarts: arq keeps a job in Redis until it finishes; a worker that dies mid-job leaves it to
+  be taken again once its in-progress mark expires (the job timeout plus ten seconds); a worker stopped with
+  SIGTERM lets its jobs finish within the grace period and hands back the rest;
+- a failing job is tried again with backoff, and its last failure is reported on the check run, logged and
+  counted, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+from arq import create_pool
+from arq.connections import ArqRedis, RedisSettings
+from arq.worker import Retry
+
+from ..metrics import JOBS
+from . import DELIVERY_MEMORY_SECONDS, Attempt, Job, JobAbandoned, JobHandler, RetryPolicy
+
+log = logging.getLogger(__name__)
+QUEUE_NAME = "wikiwarden:jobs"
+FUNCTION = "run_job"
+_PREFIX = "wikiwarden:"
+ARQ_MARGIN = 2.0  # arq's own timeout is ours plus this: ours fires first, so the job can say why it stopped
+
+
+def redis_settings(url: str) -> RedisSettings:
+    settings = RedisSettings.from_dsn(url)
+    settings.conn_retries = 10  # Redis restarting: keep trying for a while rather than failing every request
+    return settings
+
+
+def _latest_key(key: str) -> str:
+    return f"{_PREFIX}latest:{key}"
+
+
+def _lock_key(key: str) -> str:
+    return f"{_PREFIX}lock:{key}"
+
+
+class RedisQueue:
+    """The enqueueing side, used by `wikiwarden serve` (and by workers, for jobs that follow jobs)."""
+
+    def __init__(self, url: str, pool: ArqRedis | None = None) -> None:
+        self._url = url
+        self._pool = pool
+        self._own_pool = pool is None
+
+    @property
+    def pool(self) -> ArqRedis:
+        if self._pool is None:
+            raise RuntimeError("the Redis queue is not started")
+        return self._pool
+
+    async def start(self) -> None:
+        if self._pool is None:
+            self._pool = await create_pool(redis_settings(self._url), default_queue_name=QUEUE_NAME)
+
+    async def submit(self, job: Job) -> bool:
+        seen = f"{_PREFIX}delivery:{job.delivery}:{job.kind}:{job.key}"
+        if not await self.pool.set(seen, b"1", nx=True, ex=DELIVERY_MEMORY_SECONDS):
+            return False
+        job_id = uuid.uuid4().hex
+        try:
+            await self.pool.set(_latest_key(job.key), job_id.encode(), ex=DELIVERY_MEMORY_SECONDS)
+            await self.pool.enqueue_job(FUNCTION, job.to_json(), _job_id=job_id, _queue_name=QUEUE_NAME)
+        except BaseException:
+            await asyncio.shield(self.pool.delete(seen))  # not enqueued: a redelivery must be able to try again
+            raise
+        return True
+
+    async def depth(self) -> int:
+        return int(await self.pool.zcard(QUEUE_NAME))
+
+    async def close(self) -> None:
+        if self._pool is not None and self._own_pool:
+            await self._pool.aclose()
+        self._pool = None
+
+
+def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_failure: Any = None) -> Any:
+    """The arq task running one try of a job: skip it when superseded, take its key's lock, run it under
+    `timeout`, and on failure either ask arq to try again later or, on the last try, report it."""
+
+    async def run_job(ctx: dict[str, Any], payload: dict[str, Any]) -> str:
+        job = Job.from_json(payload)
+        redis: ArqRedis = ctx["redis"]
+        number = int(ctx.get("job_try") or 1)
+        if number > retry.max_tries:  # the last try itself died with its worker
+            JOBS.labels(job.kind, "failed").inc()
+            log.error("job abandoned after %d tries", retry.max_tries, extra={"delivery": job.delivery})
+            if on_failure is not None:
+                await on_failure(job, JobAbandoned(f"its worker stopped during the last of {retry.max_tries} tries"))
+            return "failed"
+        latest = await redis.get(_latest_key(job.key))
+        if latest is not None and latest.decode() != ctx["job_id"]:
+            JOBS.labels(job.kind, "superseded").inc()
+            return "superseded"
+        # The lock lives as long as arq's in-progress mark (job timeout + margin + 10 s): a worker that dies
+        # holding it delays the key no longer than it delays the job itself.
+        lock = redis.lock(_lock_key(job.key), timeout=timeout + ARQ_MARGIN + 10, blocking_timeout=timeout + 30)
+        if not await lock.acquire():
+            raise Retry(defer=retry.delay(1))  # the key stayed busy: come back later (a try is spent)
+        try:
+            try:
+                await asyncio.wait_for(handler(job, Attempt(number, number >= retry.max_tries)), timeout)
+            except TimeoutError as exc:
+                raise JobAbandoned(f"it ran longer than the {timeout:g}-second job timeout") from exc
+        except asyncio.CancelledError:
+            raise  # shutdown: arq hands the job back to the queue
+        except Exception as exc:
+            if number < retry.max_tries:
+                JOBS.labels(job.kind, "retried").inc()
+                log.warning("job failed; try %d of %d", number, retry.max_tries, extra={"delivery": job.delivery})
+                raise Retry(defer=retry.delay(number)) from exc
+            JOBS.labels(job.kind, "failed").inc()
+            log.exception("job failed after %d tries", number, extra={"delivery": job.delivery})
+            if on_failure is not None:
+                await on_failure(job, exc)
+            return "failed"
+        finally:
+            try:
+                await asyncio.shield(lock.release())
+            except Exception:  # expired meanwhile: someone else may hold it now, leave it
+                log.warning("the job's lock had expired", extra={"job_key": job.key})
+        JOBS.labels(job.kind, "completed").inc()
+        return "completed"
+
+    run_job.__qualname__ = FUNCTION
+    return run_job

@@ -1,0 +1,212 @@
+"""The Redis queue with real processes: `wikiwarden serve` and `wikiwarden worker` as child processes, a real
+redis-server, the fake GitHub served by the test. Jobs cross processes, survive a killed worker, run once
+however many web processes receive a delivery, retry with backoff and end visibly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from apptools import grounded, push_payload, runs_of, sign
+from arq.worker import Worker, func
+from fakegithub import FakeGitHub
+from processes import Process, app_environment, eventually, metric, redis_server, redis_url, start_process
+
+from bot.jobs import Attempt, Job, RetryPolicy
+from bot.jobs.redis import FUNCTION, QUEUE_NAME, RedisQueue, job_function
+
+__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
+
+CODE = {"src/queue.py": "def push(x):\n    items.append(x)\n", "src/keep.py": "KEEP = 1\n"}
+CLAIMS = {
+    "queue.md": [("push appends", ["repo://src/queue.py#L1-L2"])],
+    "keep.md": [("keep", ["repo://src/keep.py#L1"])],
+}
+
+
+@pytest.fixture
+def fake(fake_github: FakeGitHub) -> FakeGitHub:
+    fake_github.add_installation(77, "acme")
+    return fake_github
+
+
+@pytest.fixture
+def repo(fake: FakeGitHub):
+    repo = fake.create_repo("acme", "widgets", 77)
+    repo.base = repo.commit(grounded(CODE, CLAIMS), message="code and wiki")
+    return repo
+
+
+@pytest.fixture
+async def start(fake: FakeGitHub, redis_url: str, tmp_path: Path) -> AsyncIterator[Callable[..., Awaitable[Process]]]:
+    started: list[Process] = []
+
+    async def start_one(role: str, **overrides: Any) -> Process:
+        process = await start_process(role, app_environment(fake, redis_url, **overrides), tmp_path)
+        started.append(process)
+        return process
+
+    yield start_one
+    for process in started:
+        if process.proc.returncode is None:
+            process.proc.kill()
+            await process.proc.wait()
+
+
+async def post(web: Process, payload: dict, secret: str, delivery: str, event: str = "push") -> tuple[int, dict]:
+    body = json.dumps(payload).encode()
+    headers = {
+        "X-GitHub-Event": event,
+        "X-GitHub-Delivery": delivery,
+        "X-Hub-Signature-256": sign(body, secret),
+        "Content-Type": "application/json",
+    }
+    async with aiohttp.ClientSession() as session, session.post(f"{web.url}/webhook", data=body, headers=headers) as r:
+        return r.status, await r.json()
+
+
+def completed_run(repo, head: str) -> dict | None:
+    runs = runs_of(repo, head)
+    return runs[0] if len(runs) == 1 and runs[0]["status"] == "completed" else None
+
+
+async def test_a_job_enqueued_by_the_web_process_runs_in_a_worker_process(start, fake: FakeGitHub, repo) -> None:
+    web = await start("web")
+    worker = await start("worker")
+    head = repo.commit({"src/queue.py": "def push(x):\n    items.insert(0, x)\n"}, message="x")
+    status, body = await post(web, push_payload(repo, before=repo.base, after=head), fake.webhook_secret, "d-1")
+    assert (status, body["jobs"]) == (202, ["check"])
+
+    run = await eventually(lambda: completed_run(repo, head), what="the check run")
+    assert run["conclusion"] == "neutral" and "1 stale" in run["output"]["title"]
+    assert metric(await worker.metrics(), "wikiwarden_jobs_total", kind="check", outcome="completed") == 1
+    web_metrics = await web.metrics()
+    assert metric(web_metrics, "wikiwarden_jobs_total", kind="check", outcome="completed") == 0  # not run there
+    assert metric(web_metrics, "wikiwarden_deliveries_total", event="push", outcome="accepted") == 1
+    assert metric(await worker.metrics(), "wikiwarden_github_requests_total", method="POST", route="/repos/{owner}/{repo}/check-runs", status="2xx") == 1  # fmt: skip
+
+    lines = [json.loads(line) for line in worker.logs().splitlines() if line.startswith("{")]
+    assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+    assert any(line.get("delivery") == "d-1" and line.get("repo") == "acme/widgets" for line in lines)
+    for secret in (fake.webhook_secret, *fake.private_key_pem.splitlines()[1:3]):
+        assert secret not in worker.logs() and secret not in web.logs()
+    assert await worker.stop() == 0 and await web.stop() == 0
+
+
+async def test_two_web_processes_receiving_the_same_delivery_run_it_once(start, fake: FakeGitHub, repo) -> None:
+    web_a, web_b = await start("web"), await start("web")
+    await start("worker")
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    payload = push_payload(repo, before=repo.base, after=head)
+    answers = await asyncio.gather(
+        post(web_a, payload, fake.webhook_secret, "same"), post(web_b, payload, fake.webhook_secret, "same")
+    )
+    assert sorted(len(body["jobs"]) for _, body in answers) == [0, 1]  # one of them enqueued it
+    await eventually(lambda: completed_run(repo, head), what="the check run")
+    await asyncio.sleep(1.0)  # give a second run every chance to appear
+    assert len(runs_of(repo, head)) == 1
+    assert len([r for r in fake.requests if r.method == "POST" and r.path.endswith("/check-runs")]) == 1
+
+
+async def test_a_job_survives_its_worker_being_killed(start, fake: FakeGitHub, repo) -> None:
+    web = await start("web", JOB_TIMEOUT_SECONDS=2)
+    first = await start("worker", JOB_TIMEOUT_SECONDS=2)
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.delay_next("GET", r"/compare/", 60)  # the job hangs here...
+    await post(web, push_payload(repo, before=repo.base, after=head), fake.webhook_secret, "d-kill")
+    await eventually(lambda: fake.held == 1, what="the job to reach GitHub")
+    first.proc.kill()  # ...and its worker dies without a word
+    await first.proc.wait()
+    second = await start("worker", JOB_TIMEOUT_SECONDS=2)
+
+    run = await eventually(lambda: completed_run(repo, head), timeout=45, what="the job to be taken up again")
+    assert run["conclusion"] == "neutral"
+    assert metric(await second.metrics(), "wikiwarden_jobs_total", kind="check", outcome="completed") == 1
+    assert len(runs_of(repo, head)) == 1  # the second try finished the run the first one started
+
+
+async def test_sigterm_lets_the_running_job_finish(start, fake: FakeGitHub, repo) -> None:
+    web = await start("web")
+    worker = await start("worker")
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.delay_next("GET", r"/compare/", 1.5)
+    await post(web, push_payload(repo, before=repo.base, after=head), fake.webhook_secret, "d-term")
+    await eventually(lambda: fake.held == 1, what="the job to reach GitHub")
+    assert await worker.stop(signal.SIGTERM) == 0  # waits for the job within the grace period
+    assert completed_run(repo, head) is not None
+    assert "stopping: 1 jobs running" in worker.logs()
+
+
+async def test_a_failing_job_is_retried_with_backoff_and_ends_visibly(start, fake: FakeGitHub, repo) -> None:
+    web = await start("web", MAX_RETRIES=0)
+    worker = await start("worker", MAX_RETRIES=0, JOB_MAX_TRIES=3)
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.fail_next("GET", r"/compare/", 502, times=3)
+    await post(web, push_payload(repo, before=repo.base, after=head), fake.webhook_secret, "d-fail")
+
+    run = await eventually(lambda: completed_run(repo, head), what="the failure to be reported")
+    assert run["conclusion"] == "failure" and "GitHub answered 502" in run["output"]["summary"]
+    text = await worker.metrics()
+    assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="retried") == 2
+    assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="failed") == 1
+    assert "job failed after 3 tries" in worker.logs()
+
+
+# -- the queue's semantics, with a real Redis and an arq worker in this process -----------------------------
+
+
+async def test_deliveries_are_enqueued_once_and_a_newer_job_supersedes_a_queued_older_one(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    ran: list[tuple[str, int]] = []
+
+    async def handler(job: Job, attempt: Attempt) -> None:
+        ran.append((job.delivery, attempt.number))
+
+    try:
+        assert await queue.submit(Job("check", "1:branch:main", "d1", {"n": 1}))
+        assert not await queue.submit(Job("check", "1:branch:main", "d1", {"n": 1}))  # the same delivery
+        assert await queue.submit(Job("check", "1:branch:main", "d2", {"n": 2}))  # newer, same key
+        assert await queue.submit(Job("check", "2:branch:main", "d3", {"n": 3}))  # another key
+        assert await queue.depth() == 3
+        worker = Worker(
+            functions=[func(job_function(handler, RetryPolicy(3, 0.01), 10), name=FUNCTION)],
+            queue_name=QUEUE_NAME, redis_pool=queue.pool, burst=True, poll_delay=0.05, handle_signals=False,
+        )  # fmt: skip
+        await worker.main()
+        assert sorted(ran) == [("d2", 1), ("d3", 1)]  # d1 was superseded by d2 before it ran
+    finally:
+        await queue.close()
+
+
+async def test_a_failing_job_gets_its_tries_then_the_failure_handler(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    tries: list[Attempt] = []
+    failures: list[str] = []
+
+    async def handler(job: Job, attempt: Attempt) -> None:
+        tries.append(attempt)
+        raise RuntimeError("boom")
+
+    async def failed(job: Job, exc: BaseException) -> None:
+        failures.append(str(exc))
+
+    try:
+        await queue.submit(Job("check", "k", f"d-{uuid.uuid4()}"))
+        worker = Worker(
+            functions=[func(job_function(handler, RetryPolicy(3, 0.05), 10, on_failure=failed), name=FUNCTION, max_tries=4)],
+            queue_name=QUEUE_NAME, redis_pool=queue.pool, burst=True, poll_delay=0.05, handle_signals=False,
+        )  # fmt: skip
+        await worker.main()
+        assert tries == [Attempt(1, False), Attempt(2, False), Attempt(3, True)]
+        assert failures == ["boom"]
+    finally:
+        await queue.close()
