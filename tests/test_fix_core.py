@@ -79,8 +79,9 @@ def shop_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def shop(shop_root: Path) -> Iterator[Prepared]:
+    """The fix's inputs, read once: nothing here changes them (a test that must, prepares its own)."""
     prepared = prepare(shop_root)
     yield prepared
     prepared.repo.close()
