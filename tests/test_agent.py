@@ -528,6 +528,7 @@ async def test_hostile_text_is_fenced_and_an_answer_acting_on_it_is_refused(
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="BUG: bot/agent/tools.py run_tool wraps read_lines/search results in <untrusted> without escaping a "
     "</untrusted> inside the file, so repository code can close the fence early (prompts._fence escapes it)",
 )
@@ -551,6 +552,7 @@ async def test_tool_results_cannot_close_the_fence_early(make_repo) -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="BUG: bot/agent/prompts.py page_prompt writes each claim's statement (read from the repository's "
     "sidecar) outside the <untrusted> fences, so a hostile statement reaches the model as instructions",
 )
@@ -654,6 +656,7 @@ async def test_a_malformed_body_leaves_the_claims_flagged(
 
 SHAPE_BUG = pytest.mark.xfail(
     strict=True,
+    raises=(AttributeError, TypeError),
     reason="BUG: bot/agent/agent.py Agent.decide trusts the shape of a 200 JSON body (the openai client builds "
     "the ChatCompletion without validating it), so an AttributeError/TypeError escapes decide() and fix_wiki",
 )

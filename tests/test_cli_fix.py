@@ -191,6 +191,16 @@ def test_fix_dry_run_without_a_model_writes_nothing(demo: Path, cli) -> None:
     assert run.out.endswith(f"dry run: would write {', '.join(CHANGED)}\n")
 
 
+def test_fix_without_a_base_checks_every_claim(demo: Path, cli) -> None:
+    """No base: a full sweep, OpenWiki's algorithm. Renames and line-ending changes are no longer recognised
+    as such, so more claims need a person; exact moves within a file are still re-anchored."""
+    run = cli("fix", "--repo", demo)
+    assert run.code == 1
+    assert run.out.count("↪ re-anchored") == 1
+    assert run.out.endswith("7 claims still need a person.\n")
+    assert status(demo) == CHANGED
+
+
 def test_fix_usage_errors(demo: Path, cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     run = cli("fix", "--repo", demo, "--max-claims", "0")
     assert (run.code, run.err) == (2, "wikiwarden: error: --max-claims must be at least 1\n")
