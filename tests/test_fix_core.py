@@ -372,6 +372,26 @@ async def test_confirm_reanchors_the_evidence_to_the_text_as_it_is_now(shop: Pre
     assert checked.text == CART_PAGE
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="BUG: bot/fix/check.py _check_decision takes decision.statement for a confirm too, so a 'confirm' "
+    "that rewrites the statement is applied and reported as confirmed (ticked as such in the pull request)",
+)
+async def test_a_confirm_does_not_rewrite_the_statement(shop: Prepared) -> None:
+    result = await shop.fix(
+        Scripted(
+            {
+                CART: answer(decision(TAX, "confirm", statement="Prices carry no tax.")),
+                LEGACY: answer(decision(CHECKOUT, "retract")),
+            }
+        )
+    )
+    tax = next(o for o in result.outcomes if o.claim_id == TAX)
+    # Either refused (flagged) or called what it is (an update); never a "confirmed" claim with a new statement.
+    assert not (tax.action is Action.CONFIRMED and tax.new_statement is not None)
+
+
 async def test_an_unresolved_claim_cannot_be_confirmed(shop: Prepared) -> None:
     checked = await check(shop, "legacy.md", decision(CHECKOUT, "confirm"))
     assert not checked.ok
