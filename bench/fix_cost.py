@@ -123,7 +123,7 @@ def repository(claims: int, root: Path) -> None:
 
 
 # -- the fake model --------------------------------------------------------------------------------------------
-_CLAIM = re.compile(r"^claim (claim_[0-9a-f]{32}): ", re.MULTILINE)
+_CLAIM = re.compile(r"^claim (claim_[0-9a-f]{32}):$", re.MULTILINE)
 _EVIDENCE = re.compile(r"^- evidence repo://([^#\s]+)#L(\d+)-L(\d+)", re.MULTILINE)
 
 

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures"]  # the stateful fake GitHub (tests/fakegithub), for any test module
+pytest_plugins = [
+    "fakegithub.fixtures",
+    "fakeopenai.fixtures",
+]  # the stateful fake GitHub (tests/fakegithub), for any test module
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",

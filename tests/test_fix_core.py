@@ -45,7 +45,6 @@ from bot.fix.engine import Action, ClaimOutcome, FixResult, PageDecisions, Usage
 from bot.fix.summary import BODY_LIMIT, pull_request_body, render_text
 from bot.fix.view import CodeView
 from bot.fix.work import PageWork, plan_work
-from bot.okf.frontmatter import FrontMatterError
 
 CART = f"{WIKI}/cart.md"
 LEGACY = f"{WIKI}/legacy.md"
@@ -307,12 +306,6 @@ async def test_nothing_to_fix_writes_nothing(make_repo) -> None:
     assert (result.files, result.outcomes) == ({}, [])  # not even .last-update.json
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FrontMatterError,
-    reason="BUG: bot/fix/engine.py fix_wiki calls project_sources/stamp_generated/project_verified without catching "
-    "FrontMatterError, so one page whose front matter is not valid YAML aborts the whole fix (every page)",
-)
 async def test_a_page_with_broken_front_matter_does_not_stop_the_fix(make_repo) -> None:
     repo = make_repo()
     repo.write("src/a.py", "def f():\n    return 1\n")
@@ -372,12 +365,6 @@ async def test_confirm_reanchors_the_evidence_to_the_text_as_it_is_now(shop: Pre
     assert checked.text == CART_PAGE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="BUG: bot/fix/check.py _check_decision takes decision.statement for a confirm too, so a 'confirm' "
-    "that rewrites the statement is applied and reported as confirmed (ticked as such in the pull request)",
-)
 async def test_a_confirm_does_not_rewrite_the_statement(shop: Prepared) -> None:
     result = await shop.fix(
         Scripted(

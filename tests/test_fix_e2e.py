@@ -54,7 +54,9 @@ def model_answer(body: dict[str, Any], plan: dict[str, dict[str, Any]]) -> Reply
     prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
     page = re.search(r"^Page: (\S+)$", prompt, re.M)[1]
     claims, edits = [], []
-    for claim_id, statement in re.findall(r"^claim (claim_[0-9a-f]{32}): (.*)$", prompt, re.M):
+    for claim_id, statement in re.findall(
+        r"^claim (claim_[0-9a-f]{32}):\n<untrusted>\n(.*)\n</untrusted>$", prompt, re.M
+    ):
         decision = plan[statement]
         claims.append(
             {

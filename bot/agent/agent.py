@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import openai
 from openai.types.chat import ChatCompletion
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..fix.answer import PageAnswer, answer_schema
 from ..fix.check import Checked, check_answer
@@ -100,27 +100,38 @@ class Agent:
                 return self._flag_all(work, refused, usage, "the model's server sent a body that is not JSON")
             usage.calls += 1
             MODEL_CALLS.labels("answered").inc()
-            if not isinstance(response, ChatCompletion):  # a 200 that is not JSON comes back as a str
+            completion = _completion(response)
+            if completion is None:  # a 200 that is not JSON, or JSON of another shape
                 return self._flag_all(work, refused, usage, "the model's server sent something other than a completion")
-            if response.usage is not None:
-                spent_prompt = response.usage.prompt_tokens or 0
-                spent_completion = response.usage.completion_tokens or 0
+            if completion.usage is not None:
+                spent_prompt = max(0, completion.usage.prompt_tokens)
+                spent_completion = max(0, completion.usage.completion_tokens)
                 usage.prompt_tokens += spent_prompt
                 usage.completion_tokens += spent_completion
                 self.budget.spend(spent_prompt + spent_completion)
                 MODEL_TOKENS.labels("prompt").inc(spent_prompt)
                 MODEL_TOKENS.labels("completion").inc(spent_completion)
-            if not response.choices or response.choices[0].message is None:
+            message = completion.choices[0].message if completion.choices else None
+            if message is None:
                 return self._flag_all(work, refused, usage, "the model sent no answer")
-            message = response.choices[0].message
             if message.tool_calls:
-                messages.append(message.model_dump(exclude_none=True))
-                for call in message.tool_calls:
-                    function = getattr(call, "function", None)
-                    if function is None:
-                        result = "error: only function tools exist"
-                    else:
-                        result = await run_tool(function.name or "", function.arguments or "", view)
+                calls = message.tool_calls
+                messages.append(
+                    {
+                        "role": "assistant",
+                        "content": message.content,
+                        "tool_calls": [
+                            {
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.function.name, "arguments": c.function.arguments},
+                            }
+                            for c in calls
+                        ],
+                    }
+                )
+                for call in calls:
+                    result = await run_tool(call.function.name, call.function.arguments, view)
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
                 continue
             content = message.content or ""
@@ -164,6 +175,48 @@ class Agent:
         if checked is not None and edits_passed:
             kept.text = checked.text
         return PageDecisions(kept, flagged=flagged, usage=usage)
+
+
+class _Function(BaseModel):
+    name: str
+    arguments: str
+
+
+class _ToolCall(BaseModel):
+    id: str
+    type: Literal["function"] = "function"
+    function: _Function
+
+
+class _Message(BaseModel):
+    content: str | None = None
+    tool_calls: list[_ToolCall] | None = None
+
+
+class _Choice(BaseModel):
+    message: _Message | None = None
+
+
+class _Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class _Completion(BaseModel):
+    """The parts of a chat completion the agent reads, and nothing more: lenient servers omit the rest."""
+
+    choices: list[_Choice]
+    usage: _Usage | None = None
+
+
+def _completion(response: object) -> _Completion | None:
+    """The response checked: the client builds a ChatCompletion from any 200 body without validating it."""
+    if not isinstance(response, ChatCompletion):  # a 200 that is not JSON comes back as a str
+        return None
+    try:
+        return _Completion.model_validate(response.model_dump(warnings=False))
+    except (ValidationError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def _short(exc: ValidationError) -> str:

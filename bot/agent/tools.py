@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 from ..fix.view import CodeView
+from .prompts import fence
 
 MAX_LINES = 200
+NEWLINE = "\n"
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -76,7 +78,7 @@ async def run_tool(name: str, arguments: str, view: CodeView) -> str:
         if start > text.line_count:
             return f"error: {path} has only {text.line_count} lines"
         body = "".join(f"{n}: {text.lines[n - 1].decode('utf-8', 'replace')}" for n in range(start, end + 1))
-        return f"{path} lines {start}-{end} of {text.line_count}:\n<untrusted>\n{body}</untrusted>"
+        return f"{path} lines {start}-{end} of {text.line_count}:\n{fence(body.rstrip(NEWLINE))}"
     if name == "search":
         needle, within = args.get("text"), args.get("within", "")
         if not isinstance(needle, str) or not needle.strip() or not isinstance(within, str):
@@ -84,6 +86,5 @@ async def run_tool(name: str, arguments: str, view: CodeView) -> str:
         hits = await view.search(needle, within.lstrip("/"))
         if not hits:
             return "no line contains that text"
-        listed = "\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits)
-        return f"<untrusted>\n{listed}\n</untrusted>"
+        return fence("\n".join(f"{h.path}:{h.line}: {h.text}" for h in hits))
     return f"error: there is no tool {name!r}"

@@ -155,6 +155,8 @@ async def _check_decision(decision: ClaimDecision, item: ClaimWork, view: CodeVi
     if decision.action == "retract":
         return "", Decision("retract", item.claim.statement, (), decision.reason)
     statement = js_trim(decision.statement) if decision.statement is not None else item.claim.statement
+    if decision.action == "confirm" and statement != item.claim.statement:
+        return "a confirm keeps the statement as it is; to change it, answer update", None
     if decision.action == "update" and decision.statement is None and not decision.evidence:
         return "an update needs a new statement or new evidence", None
     if not statement or len(statement) > MAX_STATEMENT:

@@ -136,7 +136,10 @@ async def fix_wiki(
         flagged: dict[str, str] = {}
         text = page.text
         if page.to_decide:
-            if decider is None:
+            if page.problem is not None:  # its prose cannot be edited safely: nothing to ask a model
+                for item in page.to_decide:
+                    flagged[item.claim.id] = f"{page.problem}: a person must fix the page first"
+            elif decider is None:
                 for item in page.to_decide:
                     flagged[item.claim.id] = "no model is configured: a person must confirm, update or retract it"
             else:
@@ -182,11 +185,15 @@ async def fix_wiki(
                     ClaimOutcome(page.page, claim.id, claim.statement, Action.REANCHORED, reason, None, before, after)
                 )
 
-        text = project_sources(text, [r.resource for c in claims for r in c.evidence])
-        text = stamp_generated(page.text, text, actor, at)
         reconciled = bool(claims) and not flagged and await _still_holds(claims, view)
-        text = project_verified(text, (actor, at) if reconciled else None)
-        content = text.encode("utf-8")
+        if page.problem is None:
+            text = project_sources(text, [r.resource for c in claims for r in c.evidence])
+            text = stamp_generated(page.text, text, actor, at)
+            text = project_verified(text, (actor, at) if reconciled else None)
+            content = text.encode("utf-8")
+        else:  # left byte for byte as it is; only its sidecar's evidence is re-anchored
+            reconciled = False
+            text, content = page.text, page.data or page.text.encode()
         verification = Verification(actor, at) if reconciled else page.sidecar.verification
         sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
         if text != page.text:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from ..claims.results import ClaimResult, PageResult, SweepReport
 from ..claims.sidecar import Claim, Sidecar, parse_sidecar
 from ..claims.verdicts import Verdict
+from ..okf.frontmatter import FrontMatterError, Page
 
 REANCHOR = (Verdict.MOVED, Verdict.COSMETIC)  # re-anchored without a model
 
@@ -33,6 +34,8 @@ class PageWork:
     to_decide: list[ClaimWork] = field(default_factory=list)  # claims the change made stale or unresolved
     errors: list[ClaimWork] = field(default_factory=list)  # claims in error: reported, not decided
     over_cap: list[ClaimWork] = field(default_factory=list)  # left for a later run (claims-per-run cap)
+    problem: str | None = None  # why the page's text cannot be edited (not UTF-8, unreadable front matter)
+    data: bytes = b""  # the page's bytes as they are
 
     @property
     def has_work(self) -> bool:
@@ -54,6 +57,19 @@ def pages_with_work(report: SweepReport) -> list[PageResult]:
     ]
 
 
+def _page_text(data: bytes) -> tuple[str, str | None]:
+    """The page's text, and why it cannot be edited safely, if it cannot."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.decode("utf-8", "replace"), f"the page is not UTF-8 ({exc.reason} at byte {exc.start})"
+    try:
+        Page.parse(text).fields()
+    except FrontMatterError as exc:
+        return text, f"the page's front matter cannot be read ({exc})"
+    return text, None
+
+
 def plan_work(report: SweepReport, read: Callable[[str], bytes], cap: int) -> list[PageWork]:
     """The pages to work on, their sidecars and text read through `read`. At most `cap` claims are decided
     in one run; the rest wait, counted."""
@@ -62,8 +78,9 @@ def plan_work(report: SweepReport, read: Callable[[str], bytes], cap: int) -> li
     for page_result in pages_with_work(report):
         sidecar = parse_sidecar(read(page_result.sidecar), page_result.sidecar)
         stored = {c.id: c for c in sidecar.claims}
-        text = read(page_result.page).decode("utf-8", "replace")
-        item = PageWork(page_result.page, page_result.sidecar, sidecar, text)
+        data = read(page_result.page)
+        text, problem = _page_text(data)
+        item = PageWork(page_result.page, page_result.sidecar, sidecar, text, problem=problem, data=data)
         for result in page_result.claims:
             claim = stored.get(result.id)
             if claim is None:
