@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TextIO
 
 from pythonjsonlogger.json import JsonFormatter
 
@@ -66,8 +66,10 @@ class Scrubbed(logging.Formatter):
         return self.scrub(self.inner.format(record))
 
 
-def configure_logging(fmt: str = "json", level: str = "INFO", secrets: Iterable[str] = ()) -> logging.Handler:
-    """Send the root logger's records to stderr, formatted and scrubbed; returns the handler."""
+def configure_logging(
+    fmt: str = "json", level: str = "INFO", secrets: Iterable[str] = (), stream: TextIO | None = None
+) -> logging.Handler:
+    """Send the root logger's records to `stream` (stderr), formatted and scrubbed; returns the handler."""
     if fmt == "json":
         inner: logging.Formatter = JsonFormatter(
             "%(levelname)s %(name)s %(message)s",
@@ -76,7 +78,7 @@ def configure_logging(fmt: str = "json", level: str = "INFO", secrets: Iterable[
         )
     else:
         inner = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handler = logging.StreamHandler(sys.stderr)
+    handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(Scrubbed(inner, secrets))
     handler.addFilter(_WorkFields())
     root = logging.getLogger()

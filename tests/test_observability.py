@@ -1,0 +1,104 @@
+"""What operators see: JSON log lines with the work's context and no secret in them, whatever path a secret takes
+into a log call; Prometheus metrics from the web process."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Callable, Iterator
+
+import pytest
+from apptools import deliver, grounded, push_payload, queue_of, start_app
+from fakegithub import FakeGitHub
+from processes import metric
+
+from bot.logs import REDACTED, configure_logging, work_context
+from bot.settings import load_settings
+
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----"
+SECRET = "whsec-0123456789abcdef"
+
+
+@pytest.fixture
+def logs() -> Iterator[Callable[[], list[dict]]]:
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    stream = io.StringIO()
+    configure_logging("json", "INFO", [SECRET, PEM, "short"], stream=stream)
+
+    def lines() -> list[dict]:
+        text = stream.getvalue()
+        stream.seek(0)
+        stream.truncate()
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+    yield lines
+    root.handlers[:], root.level = saved
+
+
+def test_log_lines_are_json_with_the_works_context(logs) -> None:
+    log = logging.getLogger("bot.test")
+    with work_context(delivery="d-1", repo="acme/widgets"), work_context(job_kind="check"):
+        log.info("job started", extra={"try": 2})
+    log.warning("outside")
+    inside, outside = logs()
+    assert inside["message"] == "job started" and inside["level"] == "INFO" and inside["logger"] == "bot.test"
+    assert (inside["delivery"], inside["repo"], inside["job_kind"], inside["try"]) == (
+        "d-1",
+        "acme/widgets",
+        "check",
+        2,
+    )
+    assert inside["time"].endswith(("Z", "+00:00"))
+    assert "delivery" not in outside
+
+
+def test_no_secret_reaches_a_log_line_by_any_path(logs) -> None:
+    log = logging.getLogger("bot.test")
+    token = "ghs_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    log.info("the secret is %s", SECRET)  # an argument
+    log.info(f"token {token} and key {'sk-proj-' + 'x' * 40}")
+    log.info("configured", extra={"settings": {"webhook_secret": SECRET, "auth": f"Bearer {'y' * 30}"}})  # extras
+    try:
+        raise RuntimeError(f"cannot parse {PEM}")
+    except RuntimeError:
+        log.exception("failed")  # a traceback
+    log.info("a key line by itself: %s", PEM.splitlines()[1])
+    text = json.dumps(logs())
+    for leaked in (SECRET, token, "sk-proj-", "y" * 30, *PEM.splitlines()):
+        assert leaked not in text, leaked
+    assert text.count(REDACTED) >= 6
+    logging.getLogger("bot.test").info("a short word")
+    assert logs()[0]["message"] == "a short word"  # under 8 characters is never a secret: it would eat words
+
+
+def test_settings_name_every_secret_they_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = load_settings(
+        app_id=1, private_key=PEM, webhook_secret=SECRET, openai_api_key="sk-test-key-123456",
+        redis_url="redis://:hunter2hunter2@redis:6379/0",
+    )  # fmt: skip
+    assert set(settings.secret_values()) == {SECRET, PEM, "sk-test-key-123456", "hunter2hunter2"}
+    assert "hunter2" not in repr(settings) and SECRET not in repr(settings)
+
+
+async def test_the_web_process_counts_deliveries_by_event_and_outcome(aiohttp_client, fake_github: FakeGitHub) -> None:
+    fake_github.add_installation(77, "acme")
+    repo = fake_github.create_repo("acme", "widgets", 77)
+    base = repo.commit(grounded({"a.py": "A = 1\n"}, {"a.md": [("a is one", ["repo://a.py#L1"])]}), message="x")
+    app = await start_app(aiohttp_client, fake_github)
+    before = metric(
+        await (await app.get("/metrics")).text(), "wikiwarden_deliveries_total", event="push", outcome="accepted"
+    )
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    await deliver(app, "push", push_payload(repo, before=base, after=head), secret=fake_github.webhook_secret)
+    await deliver(app, "push", push_payload(repo, before=base, after=head), secret="wrong-secret-0123456789")
+    await queue_of(app).wait_idle()
+    response = await app.get("/metrics")
+    assert response.status == 200 and response.headers["Content-Type"].startswith("text/plain")
+    text = await response.text()
+    assert metric(text, "wikiwarden_deliveries_total", event="push", outcome="accepted") == before + 1
+    assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="bad_signature") >= 1
+    assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="completed") >= 1
+    assert metric(text, "wikiwarden_job_duration_seconds_count", kind="check") >= 1
+    assert metric(text, "wikiwarden_github_rate_limit_remaining") > 0
