@@ -23,6 +23,9 @@ from typing import Any
 
 from arq import create_pool
 from arq.connections import ArqRedis, RedisSettings
+from arq.constants import expires_extra_ms, job_key_prefix
+from arq.jobs import serialize_job
+from arq.utils import timestamp_ms
 from arq.worker import Retry
 
 from ..metrics import JOBS
@@ -33,6 +36,15 @@ QUEUE_NAME = "wikiwarden:jobs"
 FUNCTION = "run_job"
 _PREFIX = "wikiwarden:"
 ARQ_MARGIN = 2.0  # arq's own timeout is ours plus this: ours fires first, so the job can say why it stopped
+
+
+_ENQUEUE = """
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[1])
+redis.call('PSETEX', KEYS[3], ARGV[3], ARGV[4])
+redis.call('ZADD', KEYS[4], ARGV[5], ARGV[2])
+return 1
+"""
 
 
 def redis_settings(url: str) -> RedisSettings:
@@ -56,6 +68,7 @@ class RedisQueue:
         self._url = url
         self._pool = pool
         self._own_pool = pool is None
+        self._enqueue: Any = None
 
     @property
     def pool(self) -> ArqRedis:
@@ -68,17 +81,21 @@ class RedisQueue:
             self._pool = await create_pool(redis_settings(self._url), default_queue_name=QUEUE_NAME)
 
     async def submit(self, job: Job) -> bool:
-        seen = f"{_PREFIX}delivery:{job.delivery}:{job.kind}:{job.key}"
-        if not await self.pool.set(seen, b"1", nx=True, ex=DELIVERY_MEMORY_SECONDS):
-            return False
+        """One round trip, atomically: remember the delivery (or find it seen), mark the job the latest of its
+        key, and enqueue it exactly as arq's `enqueue_job` would (its job record and its place in the queue)."""
         job_id = uuid.uuid4().hex
-        try:
-            await self.pool.set(_latest_key(job.key), job_id.encode(), ex=DELIVERY_MEMORY_SECONDS)
-            await self.pool.enqueue_job(FUNCTION, job.to_json(), _job_id=job_id, _queue_name=QUEUE_NAME)
-        except BaseException:
-            await asyncio.shield(self.pool.delete(seen))  # not enqueued: a redelivery must be able to try again
-            raise
-        return True
+        now = timestamp_ms()
+        payload = serialize_job(FUNCTION, (job.to_json(),), {}, None, now)
+        keys = [
+            f"{_PREFIX}delivery:{job.delivery}:{job.kind}:{job.key}",
+            _latest_key(job.key),
+            job_key_prefix + job_id,
+            QUEUE_NAME,
+        ]
+        args = [DELIVERY_MEMORY_SECONDS, job_id, expires_extra_ms, payload, now]
+        if self._enqueue is None:
+            self._enqueue = self.pool.register_script(_ENQUEUE)  # EVALSHA from then on
+        return bool(await self._enqueue(keys=keys, args=args))
 
     async def depth(self) -> int:
         return int(await self.pool.zcard(QUEUE_NAME))
