@@ -27,40 +27,21 @@ import uuid
 from pathlib import Path
 
 import aiohttp
-from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from apptools import push_payload, sign  # noqa: E402
-from fakegithub import FakeGitHub  # noqa: E402
-from fakegithub import create_app as fake_app  # noqa: E402
-from webhooks import _free_port, _wait_for, wiki  # noqa: E402
+from apptools import sign  # noqa: E402
+from webhooks import _free_port, _wait_for, serve_fake  # noqa: E402
 
 
 async def _fake_process(setup_file: str, port: int, completions_file: str) -> None:
-    """Runs in its own process: the fake GitHub with 200 pushes ready, recording when each check run
-    completes (its wall-clock time, to the millisecond)."""
-    fake = FakeGitHub()
-    fake.add_installation(1, "acme")
-    pushes, repos = [], []
-    for n in range(20):
-        repo = fake.create_repo("acme", f"r{n}", 1)
-        repos.append(repo)
-        base = repo.commit(wiki(files=20, pages=5), message="init")
-        for k in range(10):
-            head = repo.commit({"src/m0.py": f"X = {k}\n"}, message=str(k), branch=f"b{k}", start_from=base)
-            pushes.append(push_payload(repo, branch=f"b{k}", before=base, after=head))
-    runner = web.AppRunner(fake_app(fake), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    fake.base_url = f"http://127.0.0.1:{port}"
-    Path(setup_file).write_text(
-        json.dumps({"url": fake.base_url, "key": fake.private_key_pem, "secret": fake.webhook_secret, "pushes": pushes})
-    )
+    """Runs in its own process: the fake GitHub of bench/webhooks.py, recording when each check run completes
+    (its wall-clock time, to the millisecond)."""
+    fake = await serve_fake(setup_file, port)
     completed: dict[str, float] = {}
     while True:  # cheap: a scan of in-memory lists, in this process
-        for repo in repos:
+        for repo in list(fake.repos.values()):
             for run in repo.check_runs:
                 if run["status"] == "completed" and run["head_sha"] not in completed:
                     completed[run["head_sha"]] = time.time()

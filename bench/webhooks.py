@@ -117,8 +117,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-async def _fake_process(setup_file: str, port: int) -> None:
-    """Runs in its own process: the fake GitHub with 20 repositories of 10 branches each."""
+async def serve_fake(setup_file: str, port: int) -> FakeGitHub:
+    """The fake GitHub with 20 repositories of 10 branches each, served on `port`; what a client needs to drive
+    it (its URL, the App's key and webhook secret, 200 push payloads) is written to `setup_file`."""
     fake = FakeGitHub()
     fake.add_installation(1, "acme")
     pushes = []
@@ -135,6 +136,12 @@ async def _fake_process(setup_file: str, port: int) -> None:
     Path(setup_file).write_text(
         json.dumps({"url": fake.base_url, "key": fake.private_key_pem, "secret": fake.webhook_secret, "pushes": pushes})
     )
+    return fake
+
+
+async def _fake_process(setup_file: str, port: int) -> None:
+    """Runs in its own process: the fake GitHub, until terminated."""
+    await serve_fake(setup_file, port)
     await asyncio.Event().wait()
 
 
@@ -206,6 +213,8 @@ async def latency(deliveries: int, web_only: bool = False) -> None:
                 "WIKIWARDEN_HOST": "127.0.0.1",
                 "WIKIWARDEN_PORT": str(app_port),
                 "WIKIWARDEN_WORKERS": "4",
+                # GitHub's pause between writes would hold one installation's 200 checks to 400 s by design.
+                "WIKIWARDEN_MUTATION_SPACING_SECONDS": "0",
             }
             command = [sys.executable, "-m", "bot", "serve"]
             if web_only:  # the same web application, with a queue that accepts jobs and runs none

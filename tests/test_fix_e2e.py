@@ -48,6 +48,15 @@ GOOD = {
     },
 }
 
+GOOD_WITH_POOL = {
+    **GOOD,
+    "The pool runs four workers.": {
+        "action": "update",
+        "statement": "The pool runs eight workers.",
+        "edits": [("The pool runs four workers.", "The pool runs eight workers.")],
+    },
+}
+
 
 def model_answer(body: dict[str, Any], plan: dict[str, dict[str, Any]]) -> Reply:
     """Answer a page prompt the way `plan` (statement → decision) says, for whatever claims it lists."""
@@ -270,14 +279,7 @@ async def test_a_persons_commit_on_the_fix_branch_is_respected(
 async def test_a_second_push_while_the_fix_is_open_extends_the_same_pull_request(
     aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, repo
 ) -> None:
-    plan = {
-        **GOOD,
-        "The pool runs four workers.": {
-            "action": "update", "statement": "The pool runs eight workers.",
-            "edits": [("The pool runs four workers.", "The pool runs eight workers.")],
-        },
-    }  # fmt: skip
-    fake_openai.responder = lambda body: model_answer(body, plan)
+    fake_openai.responder = lambda body: model_answer(body, GOOD_WITH_POOL)
     app = await start(aiohttp_client, fake, fake_openai)
     first = repo.commit({"src/retry.py": RETRY_NOW}, message="retry harder")
     await push(app, fake, repo, repo.base, first)
@@ -420,14 +422,7 @@ async def test_auto_fix_is_off_by_default(aiohttp_client, fake: FakeGitHub, fake
 async def test_after_the_fix_is_merged_a_later_change_gets_a_new_pull_request(
     aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, repo
 ) -> None:
-    plan = {
-        **GOOD,
-        "The pool runs four workers.": {
-            "action": "update", "statement": "The pool runs eight workers.",
-            "edits": [("The pool runs four workers.", "The pool runs eight workers.")],
-        },
-    }  # fmt: skip
-    fake_openai.responder = lambda body: model_answer(body, plan)
+    fake_openai.responder = lambda body: model_answer(body, GOOD_WITH_POOL)
     app = await start(aiohttp_client, fake, fake_openai)
     first = repo.commit({"src/retry.py": RETRY_NOW}, message="retry harder")
     await push(app, fake, repo, repo.base, first)
