@@ -124,7 +124,7 @@ async def test_one_call_sends_the_page_the_claims_the_schema_and_the_tools(
     assert (settled.usage.prompt_tokens, settled.usage.completion_tokens, settled.usage.calls) == (
         fake_openai.usage["prompt_tokens"], fake_openai.usage["completion_tokens"], 1,
     )  # fmt: skip
-    assert agent.budget.spent == settled.usage.total == agent.budget.ledger.spent("acme/shop")
+    assert agent.budget.spent == settled.usage.total == await agent.budget.ledger.spent("acme/shop")
 
 
 async def test_an_unresolved_claims_prompt_shows_what_was_there(fake_openai: FakeOpenAI, shop: Prepared) -> None:
@@ -704,29 +704,29 @@ async def test_the_daily_budget_is_shared_by_the_runs_of_a_repository(fake_opena
     fake_openai.script(Reply.json(CONFIRM_TAX, usage={"prompt_tokens": 10_000, "completion_tokens": 500}))
     first = agent_for(fake_openai, per_day=15_000, ledger=ledger, repo="acme/shop")
     assert (await decide(first, shop)).flagged == {}
-    assert ledger.spent("acme/shop") == 10_500
+    assert await ledger.spent("acme/shop") == 10_500
 
     second = agent_for(fake_openai, per_day=15_000, ledger=ledger, repo="acme/shop")  # a new run, same day
-    assert second.budget.spent == 0 and second.budget.room == 4500
+    assert second.budget.spent == 0 and await second.budget.room() == 4500
     assert (await decide(second, shop)).flagged == {TAX: "the token budget (per run or per day) is spent"}
     assert len(fake_openai.requests) == 1
 
     fake_openai.script(Reply.json(CONFIRM_TAX))
     other = agent_for(fake_openai, per_day=15_000, ledger=ledger, repo="acme/other")  # another repository
     assert (await decide(other, shop)).flagged == {}
-    assert ledger.spent("acme/shop") == 10_500
+    assert await ledger.spent("acme/shop") == 10_500
 
 
-def test_the_daily_ledger_starts_again_each_day() -> None:
+async def test_the_daily_ledger_starts_again_each_day() -> None:
     import datetime as dt
 
     today = [dt.date(2026, 2, 3)]
     ledger = DailyLedger(today=lambda: today[0])
     budget = Budget(per_run=10**9, per_day=1000, repo="r", ledger=ledger)
-    budget.spend(900)
-    assert budget.room == 100
+    await budget.spend(900)
+    assert await budget.room() == 100
     today[0] = dt.date(2026, 2, 4)
-    assert budget.room == 1000
+    assert await budget.room() == 1000
     assert budget.spent == 900
 
 

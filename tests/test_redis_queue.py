@@ -210,3 +210,36 @@ async def test_a_failing_job_gets_its_tries_then_the_failure_handler(redis_url: 
         assert failures == ["boom"]
     finally:
         await queue.close()
+
+
+async def test_budgets_and_paid_answers_are_shared_by_every_worker(redis_url: str) -> None:
+    """Two workers (two ledgers, two caches, one Redis): a repository's day is one budget, an answer one of them
+    paid for is reused by the other, and both survive the process (they live in Redis)."""
+    import datetime as dt
+
+    from arq import create_pool
+
+    from bot.agent.budget import Budget, RedisAnswerCache, RedisLedger
+    from bot.fix.answer import ClaimDecision, PageAnswer
+    from bot.jobs.redis import redis_settings
+
+    pool = await create_pool(redis_settings(redis_url))
+    try:
+        today = dt.date(2026, 11, 29)
+        first, second = RedisLedger(pool, lambda: today), RedisLedger(pool, lambda: today)
+        run_a = Budget(per_run=10_000, per_day=5_000, repo="acme/widgets", ledger=first)
+        run_b = Budget(per_run=10_000, per_day=5_000, repo="acme/widgets", ledger=second)
+        await run_a.spend(3_000)
+        assert await run_b.room() == 2_000  # the other worker's run sees the day's spending
+        assert await Budget(10_000, 5_000, "acme/other", second).room() == 5_000  # per repository
+        today = dt.date(2026, 11, 30)
+        assert await run_b.room() == 5_000  # a new day
+
+        answer = PageAnswer(claims=[ClaimDecision(id="claim_1", action="confirm", reason="still true")], edits=[])
+        await RedisAnswerCache(pool).put("k", answer)
+        assert await RedisAnswerCache(pool).get("k") == answer
+        assert await RedisAnswerCache(pool).get("other") is None
+        await pool.set("wikiwarden:answer:broken", b"{not an answer")
+        assert await RedisAnswerCache(pool).get("broken") is None  # unreadable: asked again, never a crash
+    finally:
+        await pool.aclose()

@@ -66,7 +66,7 @@ class Agent:
     async def decide(self, work: PageWork, view: CodeView, wiki_dir: str) -> PageDecisions:
         usage = Usage()
         key = self._cache_key(work)
-        cached = self.cache.get(key)
+        cached = await self.cache.get(key)
         if cached is not None:
             checked = await check_answer(cached, work, view, wiki_dir)
             if checked.ok:  # the same claims, the same evidence versions: the same answer, at no cost
@@ -80,7 +80,7 @@ class Agent:
         for _ in range(MAX_ROUNDS):
             sent = sum(len(str(m.get("content") or "")) for m in messages) // 4 + TOOLS_TOKENS
             estimate = sent + MAX_COMPLETION_TOKENS
-            if self.budget.room < estimate:
+            if await self.budget.room() < estimate:
                 return self._flag_all(work, refused, usage, "the token budget (per run or per day) is spent")
             try:
                 response = await self.client.chat.completions.create(
@@ -108,7 +108,7 @@ class Agent:
                 spent_completion = max(0, completion.usage.completion_tokens)
                 usage.prompt_tokens += spent_prompt
                 usage.completion_tokens += spent_completion
-                self.budget.spend(spent_prompt + spent_completion)
+                await self.budget.spend(spent_prompt + spent_completion)
                 MODEL_TOKENS.labels("prompt").inc(spent_prompt)
                 MODEL_TOKENS.labels("completion").inc(spent_completion)
             message = completion.choices[0].message if completion.choices else None
@@ -144,7 +144,7 @@ class Agent:
             else:
                 checked = await check_answer(answer, work, view, wiki_dir)
                 if checked.ok:
-                    self.cache.put(key, answer)
+                    await self.cache.put(key, answer)
                     return PageDecisions(checked, usage=usage)
             if refused is not None:  # refused twice: keep what passed, flag the rest
                 return self._flag_all(work, checked, usage, "its answer was refused twice")

@@ -15,7 +15,7 @@ from cachetools import LRUCache
 from gidgethub import apps
 
 from ..agent.agent import Agent, make_client
-from ..agent.budget import AnswerCache, Budget, DailyLedger
+from ..agent.budget import AnswerCache, Budget, DailyLedger, Ledger, RedisAnswerCache, RedisLedger
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
@@ -50,8 +50,10 @@ class AppRuntime:
         self._bot_login: str | None = f"{settings.app_slug}[bot]" if settings.app_slug else None
         self._bot_login_lock = asyncio.Lock()
         self.gates: LRUCache[int, MutationGate] = LRUCache(maxsize=10_000)  # per installation
-        self.ledger = DailyLedger()  # tokens per repository per day, across the process's fixes
-        self.answers = AnswerCache()  # a verdict is never paid for twice
+        # Tokens per repository per day, and the answers already paid for: this process's own, until
+        # `share_through` puts them in Redis for every worker.
+        self.ledger: Ledger = DailyLedger()
+        self.answers: AnswerCache = AnswerCache()
         self._openai: openai.AsyncOpenAI | None = None
         self.submit: Callable[[Job], Awaitable[bool]] | None = None  # the queue's, for jobs that follow jobs
 
@@ -74,6 +76,11 @@ class AppRuntime:
 
     def repo(self, gh: GitHubClient, full_name: str, max_file_bytes: int) -> GitHubRepo:
         return GitHubRepo(gh, full_name, self.settings.graphql_url, self.source, max_file_bytes)
+
+    def share_through(self, redis: Any) -> None:
+        """Keep the daily token budgets and the paid answers in Redis, shared by every worker."""
+        self.ledger = RedisLedger(redis)
+        self.answers = RedisAnswerCache(redis)
 
     def agent(self, config: RepoConfig, repo: str) -> Agent | None:
         """The agent for one fix: the repository's model (else the App's), budgets the lower of the App's
