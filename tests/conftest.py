@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = [
-    "fakegithub.fixtures",
-    "fakeopenai.fixtures",
-]  # the stateful fake GitHub (tests/fakegithub), for any test module
+# Fixtures for any test module: the fake GitHub, the fake OpenAI-compatible server, the fix's shop repository.
+pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures", "fixtools"]
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",

@@ -5,10 +5,13 @@ evidence, and the fix's inputs read off a real sweep, exactly as `bot.pipeline.f
 from __future__ import annotations
 
 import ssl
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import openai
+import pytest
 from conftest import GitRepo
 from fakeopenai import FakeOpenAI
 
@@ -239,3 +242,19 @@ def answer(*claims: dict[str, Any], edits: list[dict[str, str]] | None = None) -
 
 def user_messages(request: dict[str, Any]) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "user"]
+
+
+@pytest.fixture(scope="module")
+def shop_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shop repository, built once per module: tests only read it (fix_wiki returns files, writes none)."""
+    root = tmp_path_factory.mktemp("shop")
+    build_shop(GitRepo(root))
+    return root
+
+
+@pytest.fixture(scope="module")
+def shop(shop_root: Path) -> Iterator[Prepared]:
+    """The fix's inputs, read once: nothing here changes them (a test that must, prepares its own)."""
+    prepared = prepare(shop_root)
+    yield prepared
+    prepared.repo.close()

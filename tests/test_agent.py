@@ -14,7 +14,6 @@ from typing import Any
 
 import openai
 import pytest
-from conftest import GitRepo
 from fakeopenai import Failure, FakeOpenAI, Hang, Malformed, Reply, ToolCall
 from fixtools import (
     ADD,
@@ -29,7 +28,6 @@ from fixtools import (
     Prepared,
     agent_for,
     answer,
-    build_shop,
     cid,
     decision,
     edit,
@@ -60,21 +58,6 @@ def record(resource: str, content: str) -> EvidenceRecord:
     found = resolve_evidence(resource, content.encode())
     assert found is not None
     return EvidenceRecord(found.resource, found.version)
-
-
-@pytest.fixture(scope="module")
-def shop_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("shop")
-    build_shop(GitRepo(root))
-    return root
-
-
-@pytest.fixture(scope="module")
-def shop(shop_root: Path) -> Iterator[Prepared]:
-    """The fix's inputs, read once: nothing here changes them (a test that must, prepares its own)."""
-    prepared = prepare(shop_root)
-    yield prepared
-    prepared.repo.close()
 
 
 async def decide(agent: Agent, shop: Prepared, page: str = "cart.md"):

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo
 from fixtools import (
     ACTOR,
     ADD,
@@ -28,7 +26,6 @@ from fixtools import (
     WIKI,
     Prepared,
     answer,
-    build_shop,
     cid,
     decision,
     edit,
@@ -69,22 +66,6 @@ def with_sources(page: str, *resources: str, extra: str = "") -> str:
     """The page with `sources:` (and `extra` front matter lines) appended to its front matter."""
     head, body = page.split("\n---\n", 1)
     return head + "\nsources:\n" + "".join(source(r) for r in resources) + extra + "---\n" + body
-
-
-@pytest.fixture(scope="module")
-def shop_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shop repository, built once: these tests only read it (fix_wiki returns files, writes none)."""
-    root = tmp_path_factory.mktemp("shop")
-    build_shop(GitRepo(root))
-    return root
-
-
-@pytest.fixture(scope="module")
-def shop(shop_root: Path) -> Iterator[Prepared]:
-    """The fix's inputs, read once: nothing here changes them (a test that must, prepares its own)."""
-    prepared = prepare(shop_root)
-    yield prepared
-    prepared.repo.close()
 
 
 class Scripted:
