@@ -10,6 +10,7 @@ from gidgethub.sansio import Event
 
 from ...jobs import Job
 from ..checks import CHECK_NAME, FIX_ACTION
+from .fields import repo_fields
 
 if TYPE_CHECKING:
     from . import WebhookContext
@@ -44,16 +45,6 @@ def _change(repo: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _repo_fields(data: dict[str, Any]) -> dict[str, Any]:
-    repo = data["repository"]
-    return {
-        "installation_id": data["installation"]["id"],
-        "repo": repo["full_name"],
-        "repo_id": repo["id"],
-        "html_url": repo.get("html_url"),
-    }
-
-
 def _recheck(data: dict[str, Any], suite: dict[str, Any], delivery: str) -> Job:
     change = _change(data["repository"], suite)
     return Job(
@@ -61,7 +52,7 @@ def _recheck(data: dict[str, Any], suite: dict[str, Any], delivery: str) -> Job:
         key=f"{data['repository']['id']}:{change['key']}",
         delivery=delivery,
         data={
-            **_repo_fields(data),
+            **repo_fields(data),
             "head_sha": suite["head_sha"],
             "base": change["base"],
             "base_label": change["base_label"],
@@ -98,7 +89,7 @@ async def on_requested_action(event: Event, ctx: WebhookContext) -> None:
             key=f"{data['repository']['id']}:fix:{target or run['head_sha']}",
             delivery=ctx.delivery,
             data={
-                **_repo_fields(data),
+                **repo_fields(data),
                 "head_sha": run["head_sha"],
                 "check_run_id": run["id"],
                 "target": target,

@@ -8,6 +8,7 @@ from gidgethub.routing import Router
 from gidgethub.sansio import Event
 
 from ...jobs import Job
+from .fields import repo_fields
 
 if TYPE_CHECKING:
     from . import WebhookContext
@@ -30,10 +31,7 @@ async def on_pull_request(event: Event, ctx: WebhookContext) -> None:
             key=f"{repo['id']}:pr:{pull['number']}",
             delivery=ctx.delivery,
             data={
-                "installation_id": data["installation"]["id"],
-                "repo": repo["full_name"],
-                "repo_id": repo["id"],
-                "html_url": repo.get("html_url"),
+                **repo_fields(data),
                 "head_sha": pull["head"]["sha"],
                 "head_label": f"#{pull['number']} ({pull['head']['sha'][:12]})",
                 "base": pull["base"]["sha"],

@@ -8,6 +8,7 @@ from gidgethub.routing import Router
 from gidgethub.sansio import Event
 
 from ...jobs import Job
+from .fields import repo_fields
 
 if TYPE_CHECKING:
     from . import WebhookContext
@@ -40,10 +41,7 @@ async def on_push(event: Event, ctx: WebhookContext) -> None:
             key=f"{repo['id']}:branch:{branch}",
             delivery=ctx.delivery,
             data={
-                "installation_id": data["installation"]["id"],
-                "repo": repo["full_name"],
-                "repo_id": repo["id"],
-                "html_url": repo.get("html_url"),
+                **repo_fields(data),
                 "head_sha": after,
                 "head_label": f"{branch} ({after[:12]})",
                 "base": base,
