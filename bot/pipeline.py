@@ -178,10 +178,7 @@ def make_agent(
     """The agent for `model` (None: no agent, the fix does only the deterministic work)."""
     if not model:
         return None
-    key = model_settings.openai_api_key.get_secret_value() if model_settings.openai_api_key else None
-    client = make_client(
-        model_settings.openai_base_url, key, model_settings.model_timeout_seconds, model_settings.model_max_retries
-    )
+    client = make_client(model_settings)
     budget = Budget(
         per_run=per_run if per_run is not None else model_settings.tokens_per_run,
         per_day=per_day if per_day is not None else model_settings.tokens_per_day,

@@ -18,6 +18,7 @@ from ..fix.engine import PageDecisions, Usage
 from ..fix.view import CodeView
 from ..fix.work import PageWork
 from ..metrics import MODEL_CALLS, MODEL_TOKENS
+from ..settings import ModelSettings
 from .budget import AnswerCache, Budget
 from .prompts import SYSTEM, page_prompt, refusal
 from .tools import TOOLS, run_tool
@@ -26,12 +27,17 @@ log = logging.getLogger(__name__)
 MAX_ROUNDS = 8
 MAX_COMPLETION_TOKENS = 4000
 TOOLS_TOKENS = len(json.dumps(TOOLS)) // 4 + 1  # the tool schemas ride along with every request
+RESPONSE_FORMAT = {"type": "json_schema", "json_schema": answer_schema()}  # built once, sent with every request
 
 
-def make_client(base_url: str | None, api_key: str | None, timeout: float, max_retries: int) -> openai.AsyncOpenAI:
-    """The openai client for any OpenAI-compatible server (a local one may not need a key)."""
+def make_client(settings: ModelSettings) -> openai.AsyncOpenAI:
+    """The openai client for the configured OpenAI-compatible server (a local one may not need a key)."""
+    key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
     return openai.AsyncOpenAI(
-        base_url=base_url, api_key=api_key or "not-needed", timeout=timeout, max_retries=max_retries
+        base_url=settings.openai_base_url,
+        api_key=key or "not-needed",
+        timeout=settings.model_timeout_seconds,
+        max_retries=settings.model_max_retries,
     )
 
 
@@ -87,7 +93,7 @@ class Agent:
                     model=self.model,
                     messages=messages,  # type: ignore[arg-type]
                     tools=TOOLS,  # type: ignore[arg-type]
-                    response_format={"type": "json_schema", "json_schema": answer_schema()},  # type: ignore[arg-type]
+                    response_format=RESPONSE_FORMAT,  # type: ignore[arg-type]
                     max_completion_tokens=MAX_COMPLETION_TOKENS,
                 )
             except openai.APIError as exc:

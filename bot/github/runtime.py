@@ -89,9 +89,7 @@ class AppRuntime:
         if not model:
             return None
         if self._openai is None:
-            s = self.settings
-            key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
-            self._openai = make_client(s.openai_base_url, key, s.model_timeout_seconds, s.model_max_retries)
+            self._openai = make_client(self.settings)  # one client, its connections reused by every fix
         budget = Budget(
             per_run=min(config.limits.tokens_per_run, self.settings.tokens_per_run),
             per_day=min(config.limits.tokens_per_day, self.settings.tokens_per_day),
