@@ -50,16 +50,16 @@ class Scrubbed(logging.Formatter):
     def __init__(self, inner: logging.Formatter, secrets: Iterable[str]) -> None:
         super().__init__()
         self.inner = inner
-        # Longest first, so a secret containing another is replaced whole; short strings are never secrets.
-        self.secrets = sorted({s for s in secrets if s and len(s) >= 8}, key=len, reverse=True)
+        # Each secret, and each long line of one (a PEM key logged line by line), worked out once. Longest first,
+        # so a secret containing another is replaced whole; short strings are never secrets (they would eat words).
+        needles = {s for s in secrets if s and len(s) >= 8}
+        needles |= {line for s in needles for line in s.splitlines() if len(line) >= 16}
+        self.needles = sorted(needles, key=len, reverse=True)
 
     def scrub(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-            for line in secret.splitlines():  # a PEM key logged line by line
-                if len(line) >= 16 and line in text:
-                    text = text.replace(line, REDACTED)
+        for needle in self.needles:
+            if needle in text:
+                text = text.replace(needle, REDACTED)
         return TOKEN_SHAPES.sub(REDACTED, text)
 
     def format(self, record: logging.LogRecord) -> str:
