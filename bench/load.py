@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -32,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 from apptools import sign  # noqa: E402
-from webhooks import _free_port, _wait_for, serve_fake  # noqa: E402
+from webhooks import _free_port, _wait_for, app_environment, serve_fake, wait_for_fake  # noqa: E402
 
 
 async def _fake_process(setup_file: str, port: int, completions_file: str) -> None:
@@ -112,25 +111,10 @@ async def run(args: argparse.Namespace) -> None:
                     [sys.executable, __file__, "--fake-process", setup_file, str(fake_port), completions_file]
                 )
             )
-            deadline = time.monotonic() + 120
-            while not Path(setup_file).exists():
-                if time.monotonic() > deadline:
-                    raise RuntimeError("the fake GitHub did not start")
-                time.sleep(0.2)
-            setup = json.loads(Path(setup_file).read_text())
-            env = {
-                **{k: v for k, v in os.environ.items() if not k.startswith("WIKIWARDEN_")},
-                "WIKIWARDEN_APP_ID": "1234",
-                "WIKIWARDEN_PRIVATE_KEY": setup["key"],
-                "WIKIWARDEN_WEBHOOK_SECRET": setup["secret"],
-                "WIKIWARDEN_GITHUB_API_URL": setup["url"],
-                "WIKIWARDEN_HOST": "127.0.0.1",
-                "WIKIWARDEN_QUEUE_BACKEND": "redis",
-                "WIKIWARDEN_REDIS_URL": redis_url,
-                "WIKIWARDEN_MUTATION_SPACING_SECONDS": "0",
-                "WIKIWARDEN_WORKERS": str(args.jobs_per_worker),
-                "WIKIWARDEN_LOG_LEVEL": "WARNING",
-            }
+            setup = wait_for_fake(processes[-1], setup_file)
+            env = app_environment(
+                setup, QUEUE_BACKEND="redis", REDIS_URL=redis_url, WORKERS=args.jobs_per_worker, LOG_LEVEL="WARNING"
+            )
             web_port = _free_port()
             processes.append(
                 subprocess.Popen(

@@ -156,6 +156,32 @@ def _wait_for(url: str, timeout: float = 60) -> None:
     raise RuntimeError(f"{url} did not start")
 
 
+def wait_for_fake(fake: subprocess.Popen, setup_file: str, timeout: float = 120) -> dict:
+    """What `serve_fake` wrote once the fake GitHub's process is up."""
+    deadline = time.monotonic() + timeout
+    while not Path(setup_file).exists():
+        if time.monotonic() > deadline or fake.poll() is not None:
+            raise RuntimeError("the fake GitHub did not start")
+        time.sleep(0.2)
+    return json.loads(Path(setup_file).read_text())
+
+
+def app_environment(setup: dict, **settings: object) -> dict[str, str]:
+    """An App process's environment pointed at the fake GitHub of `setup`, with `settings` (`PORT=...`) on top.
+    GitHub's pause between writes is off: it would hold one installation's 200 checks to 400 s by design."""
+    values: dict[str, object] = {
+        "APP_ID": 1234,
+        "PRIVATE_KEY": setup["key"],
+        "WEBHOOK_SECRET": setup["secret"],
+        "GITHUB_API_URL": setup["url"],
+        "HOST": "127.0.0.1",
+        "MUTATION_SPACING_SECONDS": 0,
+        **settings,
+    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIKIWARDEN_")}
+    return env | {f"WIKIWARDEN_{k}": str(v) for k, v in values.items()}
+
+
 async def _completed(fake_url: str, key: str, pushes: list[dict]) -> int:
     """How many pushes have a completed check run, asked of the fake through its API (as the App)."""
     from gidgethub import apps
@@ -198,24 +224,8 @@ async def latency(deliveries: int, web_only: bool = False) -> None:
         fake = subprocess.Popen([sys.executable, __file__, "--fake-process", setup_file, str(fake_port)])
         app = None
         try:
-            deadline = time.monotonic() + 120
-            while not Path(setup_file).exists():
-                if time.monotonic() > deadline or fake.poll() is not None:
-                    raise RuntimeError("the fake GitHub did not start")
-                time.sleep(0.2)
-            setup = json.loads(Path(setup_file).read_text())
-            env = {
-                **os.environ,
-                "WIKIWARDEN_APP_ID": "1234",
-                "WIKIWARDEN_PRIVATE_KEY": setup["key"],
-                "WIKIWARDEN_WEBHOOK_SECRET": setup["secret"],
-                "WIKIWARDEN_GITHUB_API_URL": setup["url"],
-                "WIKIWARDEN_HOST": "127.0.0.1",
-                "WIKIWARDEN_PORT": str(app_port),
-                "WIKIWARDEN_WORKERS": "4",
-                # GitHub's pause between writes would hold one installation's 200 checks to 400 s by design.
-                "WIKIWARDEN_MUTATION_SPACING_SECONDS": "0",
-            }
+            setup = wait_for_fake(fake, setup_file)
+            env = app_environment(setup, PORT=app_port, WORKERS=4)
             command = [sys.executable, "-m", "bot", "serve"]
             if web_only:  # the same web application, with a queue that accepts jobs and runs none
                 command = [sys.executable, __file__, "--web-only-process"]
