@@ -125,6 +125,13 @@ def change_code(repo) -> str:
     return repo.commit({"src/retry.py": RETRY_NOW, "src/pool.py": "# the pool\n" + POOL}, message="retry harder")
 
 
+async def push_the_change(app, fake: FakeGitHub, repo) -> str:
+    """Commit the change that makes the retry page's two claims stale (and moves the pool's), push it, wait."""
+    head = change_code(repo)
+    await push(app, fake, repo, repo.base, head)
+    return head
+
+
 def fix_pulls(repo) -> list[dict]:
     return [p for p in repo.pulls if p["head"]["ref"] == "wikiwarden/fix/main"]
 
@@ -147,8 +154,7 @@ async def test_a_push_that_makes_claims_stale_gets_a_fix_pull_request_with_exact
 ) -> None:
     fake_openai.responder = lambda body: model_answer(body, GOOD)
     app = await start(aiohttp_client, fake, fake_openai)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    head = await push_the_change(app, fake, repo)
 
     [run] = runs_of(repo, head)
     assert run["conclusion"] == "neutral" and "2 stale" in run["output"]["title"]
@@ -256,8 +262,7 @@ async def test_a_persons_commit_on_the_fix_branch_is_respected(
 ) -> None:
     fake_openai.responder = lambda body: model_answer(body, GOOD)
     app = await start(aiohttp_client, fake, fake_openai)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    head = await push_the_change(app, fake, repo)
     fake.add_user("alice", "alice@example.com")
     theirs = repo.commit(
         {"openwiki/retry.md": RETRY_PAGE.replace("tried 3", "tried five")},
@@ -309,8 +314,7 @@ async def test_an_answer_editing_a_file_outside_the_wiki_or_a_sidecar_is_refused
     }  # fmt: skip
     fake_openai.responder = lambda body: model_answer(body, hostile)
     app = await start(aiohttp_client, fake, fake_openai)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    head = await push_the_change(app, fake, repo)
 
     assert fake_openai.usage["requests"] == 2  # refused, sent back once with the reasons, refused again
     resend = fake_openai.requests[1]["messages"][-1]["content"]
@@ -335,8 +339,7 @@ async def test_a_model_that_fails_leaves_the_claims_flagged_and_the_pull_request
 ) -> None:
     fake_openai.responder = lambda body: Failure(500)
     app = await start(aiohttp_client, fake, fake_openai)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    head = await push_the_change(app, fake, repo)
 
     [pull] = fix_pulls(repo)
     assert pull["body"].count("- [ ] **still flagged**") == 2
@@ -352,8 +355,7 @@ async def test_without_a_model_the_fix_does_the_deterministic_work_and_lists_the
     aiohttp_client, fake: FakeGitHub, repo
 ) -> None:
     app = await start(aiohttp_client, fake, None)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    await push_the_change(app, fake, repo)
     [pull] = fix_pulls(repo)
     assert "No model is configured" in pull["body"]
     assert pull["body"].count("no model is configured: a person must confirm, update or retract it") == 2
@@ -364,8 +366,7 @@ async def test_a_closed_fix_is_not_proposed_again(
 ) -> None:
     fake_openai.responder = lambda body: model_answer(body, GOOD)
     app = await start(aiohttp_client, fake, fake_openai)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    head = await push_the_change(app, fake, repo)
     [pull] = fix_pulls(repo)
     pull.update(state="closed", closed_at="2026-11-29T00:00:00Z")  # a person closed it without merging
 
@@ -412,8 +413,7 @@ async def test_the_fix_wiki_button_on_a_fork_explains_instead(aiohttp_client, fa
 async def test_auto_fix_is_off_by_default(aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, repo) -> None:
     repo.base = repo.commit({AUTO_FIX: None}, message="no config")
     app = await start(aiohttp_client, fake, fake_openai)
-    head = change_code(repo)
-    await push(app, fake, repo, repo.base, head)
+    head = await push_the_change(app, fake, repo)
     assert fix_pulls(repo) == [] and fake_openai.requests == []
     [run] = runs_of(repo, head)
     assert [a["identifier"] for a in run["actions"]] == ["fix_wiki"]  # the button is offered instead
