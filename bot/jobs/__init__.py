@@ -3,6 +3,7 @@ Redis one for many workers; both de-duplicate deliveries and run one job at a ti
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -53,6 +54,9 @@ class RetryPolicy:
     def delay(self, failed_tries: int) -> float:
         return self.base_seconds * 2 ** (failed_tries - 1)
 
+    def attempt(self, number: int) -> Attempt:
+        return Attempt(number, number >= self.max_tries)
+
 
 JobHandler = Callable[[Job, Attempt], Awaitable[None]]
 
@@ -67,3 +71,11 @@ class Queue(Protocol):
     async def close(self) -> None:
         """Stop taking jobs, let running ones finish."""
         ...
+
+
+async def run_try(handler: JobHandler, job: Job, attempt: Attempt, timeout: float | None) -> None:
+    """One try of `job`, cut off after `timeout` seconds; a try cut off is abandoned, and says why."""
+    try:
+        await asyncio.wait_for(handler(job, attempt), timeout)
+    except TimeoutError as exc:
+        raise JobAbandoned(f"it ran longer than the {timeout:g}-second job timeout") from exc

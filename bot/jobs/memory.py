@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from cachetools import TTLCache
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Attempt, Job, JobAbandoned, JobHandler, RetryPolicy
+from . import DELIVERY_MEMORY_SECONDS, Job, JobHandler, RetryPolicy, run_try
 
 log = logging.getLogger(__name__)
 
@@ -84,12 +84,10 @@ class InProcessQueue:
     async def _tries(self, job: Job) -> None:
         """Run `job` until it succeeds or its tries are spent; a newer job for its key ends the retrying."""
         for number in range(1, self._retry.max_tries + 1):
-            final = number == self._retry.max_tries
+            attempt = self._retry.attempt(number)
+            final = attempt.final
             try:
-                try:
-                    await asyncio.wait_for(self._handler(job, Attempt(number, final)), self._timeout)
-                except TimeoutError as exc:
-                    raise JobAbandoned(f"it ran longer than the {self._timeout:g}-second job timeout") from exc
+                await run_try(self._handler, job, attempt, self._timeout)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -29,7 +29,7 @@ from arq.utils import timestamp_ms
 from arq.worker import Retry
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Attempt, Job, JobAbandoned, JobHandler, RetryPolicy
+from . import DELIVERY_MEMORY_SECONDS, Job, JobAbandoned, JobHandler, RetryPolicy, run_try
 
 log = logging.getLogger(__name__)
 QUEUE_NAME = "wikiwarden:jobs"
@@ -130,10 +130,7 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
         if not await lock.acquire():
             raise Retry(defer=retry.delay(1))  # the key stayed busy: come back later (a try is spent)
         try:
-            try:
-                await asyncio.wait_for(handler(job, Attempt(number, number >= retry.max_tries)), timeout)
-            except TimeoutError as exc:
-                raise JobAbandoned(f"it ran longer than the {timeout:g}-second job timeout") from exc
+            await run_try(handler, job, retry.attempt(number), timeout)
         except asyncio.CancelledError:
             raise  # shutdown: arq hands the job back to the queue
         except Exception as exc:
