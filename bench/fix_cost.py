@@ -37,13 +37,15 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fakeopenai import FakeOpenAI, Reply, ToolCall, create_app  # noqa: E402
 
+from bot.agent.factory import AgentFactory  # noqa: E402
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar  # noqa: E402
+from bot.claims.sweep import SweepOptions  # noqa: E402
 from bot.claims.text import FileText  # noqa: E402
 from bot.claims.versions import lines_version  # noqa: E402
 from bot.fix.engine import Action  # noqa: E402
-from bot.pipeline import fix_repository, make_agent  # noqa: E402
 from bot.settings import ModelSettings  # noqa: E402
 from bot.source.git import GitRepository  # noqa: E402
+from bot.usecases.fix import fix_working_tree  # noqa: E402
 
 CLAIMS_PER_PAGE = 10
 FUNCTIONS = 12  # per source file; claims cite the first CLAIMS_PER_PAGE
@@ -196,9 +198,13 @@ async def measure(claims: int, root: Path) -> Row:
             openai_base_url=fake.base_url, openai_api_key=fake.api_key, model=MODEL, model_max_retries=0
         )
         with GitRepository(root) as repo:
-            agent = make_agent(settings, MODEL, "bench/fix-cost")
+            factory = AgentFactory(settings)
             started = time.perf_counter()
-            result, _ = await fix_repository(repo, base="HEAD~1", wiki_dir=WIKI, agent=agent, dry_run=True)
+            result, _ = await fix_working_tree(
+                repo, base="HEAD~1", options=SweepOptions(wiki_dir=WIKI), decider=factory.agent("bench/fix-cost"),
+                dry_run=True,
+            )
+            await factory.close()
             seconds = time.perf_counter() - started
     finally:
         await runner.cleanup()

@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
-from bot.claims.snapshot import MemorySnapshot
-from bot.claims.sweep import Change, FileChange, SweepOptions, sweep
+from bot.claims.snapshot import Change, FileChange, MemorySnapshot
+from bot.claims.sweep import SweepOptions, sweep
 from bot.claims.text import FileText
 from bot.claims.versions import lines_version
 
@@ -146,8 +146,8 @@ def main() -> None:
             f"  {moved_s:6.2f} s {claims / moved_s:>8,.0f}/s  {diff_s:8.3f} s   ({checked} claims re-checked)"
         )
         if args.git:
-            from bot.pipeline import check_repository
             from bot.source.git import GitRepository
+            from bot.usecases.check import check_repository
 
             with tempfile.TemporaryDirectory() as folder:
                 git_repository(tree, Path(folder))

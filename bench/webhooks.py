@@ -297,10 +297,10 @@ async def costs() -> None:
                     body = "".join(f"def f_{i}():\n    return {i + 1}\n\n" for i in range(30))
                     touched = {f"src/m{n}.py": f"# round {round_} of file {n}\n{body}" for n in range(changed)}
                     head = repo.commit(touched, message=f"touch {changed}")
-                    requests, fetched = len(fake.requests), app[RUNTIME].source.fetched_blobs
+                    requests, fetched = len(fake.requests), app[RUNTIME].cache.fetched_blobs
                     await post(session, url, push_payload(repo, before=before, after=head), fake.webhook_secret)
                     await app[QUEUE].wait_idle(timeout=600)
-                    row += [len(fake.requests) - requests, app[RUNTIME].source.fetched_blobs - fetched]
+                    row += [len(fake.requests) - requests, app[RUNTIME].cache.fetched_blobs - fetched]
                     before = head
             print(
                 f"{pages:>6} {pages * CLAIMS_PER_PAGE:>7} {changed:>8}  {row[0]:>16} {row[1]:>13}"

@@ -16,8 +16,10 @@ from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
 from .demo import run_demo
-from .pipeline import ClaimEdit, HandKeptClaims, check_repository, sync_okf, validate_okf
 from .source.git import GitError, GitRepository
+from .usecases.check import check_repository
+from .usecases.claims import ClaimEdit, HandKeptClaims
+from .usecases.okf import sync_okf, validate_okf
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -255,9 +257,11 @@ def _claim_list(args: argparse.Namespace) -> int:
 def _fix(args: argparse.Namespace) -> int:
     from pydantic import ValidationError  # noqa: PLC0415 - settings are only read by this command
 
+    from .agent.factory import AgentFactory  # noqa: PLC0415 - nor is the model's client
+    from .fix.engine import FixResult  # noqa: PLC0415
     from .fix.summary import render_text  # noqa: PLC0415
-    from .pipeline import fix_repository, make_agent  # noqa: PLC0415
     from .settings import ModelSettings  # noqa: PLC0415
+    from .usecases.fix import fix_working_tree  # noqa: PLC0415
 
     options = _options(args)
     if args.max_claims <= 0:
@@ -269,13 +273,18 @@ def _fix(args: argparse.Namespace) -> int:
     model = args.model if args.model is not None else model_settings.model
     repo = _repo(args)
     with repo:
-        agent = make_agent(model_settings, None if model == "none" else model, str(repo.root))
-        result, written = asyncio.run(
-            fix_repository(
-                repo, base=args.base, wiki_dir=options.wiki_dir, agent=agent, max_claims=args.max_claims,
-                max_file_bytes=options.max_file_bytes, dry_run=args.dry_run,
-            )
-        )  # fmt: skip
+        factory = AgentFactory(model_settings)
+        agent = None if model == "none" else factory.agent(str(repo.root), model)
+
+        async def fix() -> tuple[FixResult, list[str]]:
+            try:
+                return await fix_working_tree(
+                    repo, base=args.base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run
+                )
+            finally:
+                await factory.close()
+
+        result, written = asyncio.run(fix())
     sys.stdout.write(render_text(result, [] if args.dry_run else written))
     if args.dry_run and written:
         print("dry run: would write " + ", ".join(written))

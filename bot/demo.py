@@ -10,8 +10,9 @@ import tempfile
 from pathlib import Path
 
 from .claims.report import render
-from .pipeline import HandKeptClaims, check_repository
 from .source.git import GitRepository
+from .usecases.check import check_repository
+from .usecases.claims import HandKeptClaims
 
 _ENV = {
     "GIT_AUTHOR_NAME": "Wikiwarden Demo",

@@ -20,6 +20,7 @@ from gidgethub import ValidationFailure
 from gidgethub.sansio import Event, validate_event
 
 from .github.handlers import WebhookContext, router
+from .github.runners import RUNNERS
 from .github.runtime import AppRuntime
 from .jobs import DELIVERY_MEMORY_SECONDS, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
@@ -126,7 +127,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         timeout = aiohttp.ClientTimeout(total=120, connect=15)
         async with aiohttp.ClientSession(timeout=timeout, json_serialize=json.dumps) as session:
-            runtime = AppRuntime(settings, session)
+            runtime = AppRuntime(settings, session, RUNNERS)
             queue = (queue_factory or default_queue(settings))(runtime)
             runtime.submit = queue.submit
             app[RUNTIME] = runtime

@@ -1,11 +1,13 @@
 """Helpers for the fix's tests: a small real repository whose wiki is grounded in its code (sidecars made by
 bot.claims, claim ids fixed so answers can be scripted), a change that moves, reformats, changes and deletes
-evidence, and the fix's inputs read off a real sweep, exactly as `bot.pipeline.fix_repository` reads them."""
+evidence, and the fix's inputs prepared by the fix use case itself (`bot.usecases.fix.prepare_fix`)."""
 
 from __future__ import annotations
 
+import asyncio
 import ssl
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,19 +18,22 @@ from conftest import GitRepo
 from fakeopenai import FakeOpenAI
 
 from bot.agent.agent import Agent
-from bot.agent.budget import AnswerCache, Budget, DailyLedger
+from bot.agent.budget import AnswerCache, DailyLedger
+from bot.agent.factory import AgentFactory
 from bot.claims import resolve_evidence
 from bot.claims.results import SweepReport
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, parse_sidecar, render_sidecar
-from bot.claims.sweep import Change, Sweeper, SweepOptions, sweep
-from bot.fix.engine import LAST_UPDATE, FixResult, fix_wiki
-from bot.fix.view import CodeView, search_scope
-from bot.fix.work import PageWork, plan_work
-from bot.localwiki import LocalWiki
-from bot.source.git import GitRepository
+from bot.claims.sweep import SweepOptions
+from bot.fix.engine import LAST_UPDATE, FixResult
+from bot.fix.view import CodeView
+from bot.fix.work import PageWork
+from bot.okf.project import ACTOR  # noqa: F401 - what the fix writes as its actor, for the tests
+from bot.settings import ModelSettings
+from bot.source.git import GitRepository, LocalSource
+from bot.source.localwiki import LocalWiki
+from bot.usecases.fix import FixInputs, prepare_fix, run_fix
 
 WIKI = "openwiki"
-ACTOR = "wikiwarden/test"
 AT = "2026-02-03T04:05:06.789Z"
 MODEL = "test-model"
 SSL_CONTEXT = ssl.create_default_context()  # one for every client: building one per client costs 25 ms
@@ -156,11 +161,24 @@ def build_shop(repo: GitRepo, *, cart_page: str = CART_PAGE, last_update: str | 
 class Prepared:
     repo: GitRepository
     local: LocalWiki
-    report: SweepReport
-    work: list[PageWork]
-    view: CodeView
+    inputs: FixInputs
     head: str
-    previous: bytes | None
+
+    @property
+    def report(self) -> SweepReport:
+        return self.inputs.report
+
+    @property
+    def work(self) -> list[PageWork]:
+        return self.inputs.work
+
+    @property
+    def view(self) -> CodeView:
+        return self.inputs.view
+
+    @property
+    def previous(self) -> bytes | None:
+        return self.inputs.previous_last_update
 
     def page(self, name: str) -> PageWork:
         return next(w for w in self.work if w.page == f"{WIKI}/{name}")
@@ -170,45 +188,37 @@ class Prepared:
         return parse_sidecar(self.local.snapshot.read(path), path)
 
     async def fix(self, decider: Any, cap: int = 50) -> FixResult:
-        return await fix_wiki(
-            self.work, self.view, decider, wiki_dir=WIKI, actor=ACTOR, at=AT, head=self.head,
-            previous_last_update=self.previous, cap=cap,
-        )  # fmt: skip
+        return await run_fix(self.inputs, decider, wiki_dir=WIKI, cap=cap, at=AT, head_commit=self.head)
 
 
 def prepare(root: Any, base: str | None = "v1", cap: int = 50) -> Prepared:
-    """The sweep of the working tree through the change from `base`, the work planned, the code view: what
-    `fix_repository` builds before it calls `fix_wiki`."""
+    """The fix's inputs for the working tree through the change from `base`, prepared by the use case itself
+    (what `wikiwarden fix` runs before it decides anything), on an event loop of its own: sync and async
+    tests call it alike."""
     repo = GitRepository(root)
-    options = SweepOptions(wiki_dir=WIKI)
-    local = LocalWiki(repo.root, WIKI)
-    change = None
-    if base is not None:
-        base_snapshot = repo.snapshot(base)
-        change = Change(base_snapshot, repo.changes(base_snapshot.commit, None))
-    report = sweep(local.snapshot, change, options)
-    work = plan_work(report, local.snapshot.read, cap)
-    tracked = repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard").split(b"\0")
-    paths = [p.decode() for p in tracked if p]
-    view = CodeView(
-        Sweeper(local.snapshot, None, options, WIKI), search_scope(paths, change.paths if change else (), work)
-    )
-    last = f"{WIKI}/{LAST_UPDATE}"
-    previous = local.snapshot.read(last) if local.snapshot.entry(last) is not None else None
-    return Prepared(repo, local, report, work, view, repo.resolve("HEAD"), previous)
+    source = LocalSource(repo)
+
+    async def inputs() -> FixInputs:
+        head = await source.snapshot(None)
+        change = await source.change(base, head) if base is not None else None
+        return await prepare_fix(source, head, change, SweepOptions(wiki_dir=WIKI), cap)
+
+    with ThreadPoolExecutor(1) as pool:
+        prepared = pool.submit(asyncio.run, inputs()).result()
+    return Prepared(repo, LocalWiki(repo.root, WIKI), prepared, repo.resolve("HEAD"))
 
 
 # -- the agent against the fake OpenAI ------------------------------------------------------------------
 
 
-def client_for(fake: FakeOpenAI, *, max_retries: int = 0, timeout: float = 5.0) -> openai.AsyncOpenAI:
-    return openai.AsyncOpenAI(
-        base_url=fake.base_url,
-        api_key=fake.api_key,
-        max_retries=max_retries,
-        timeout=timeout,
-        http_client=openai.DefaultAsyncHttpxClient(verify=SSL_CONTEXT),
-    )
+def http_client() -> openai.DefaultAsyncHttpxClient:
+    return openai.DefaultAsyncHttpxClient(verify=SSL_CONTEXT)
+
+
+def model_settings_for(fake: FakeOpenAI, **overrides: Any) -> ModelSettings:
+    """Model settings naming the fake (and nothing from the environment that runs the tests)."""
+    values: dict[str, Any] = {"openai_base_url": fake.base_url, "openai_api_key": fake.api_key, "model": MODEL}
+    return ModelSettings(**{**values, **overrides})
 
 
 def agent_for(
@@ -222,8 +232,15 @@ def agent_for(
     max_retries: int = 0,
     timeout: float = 5.0,
 ) -> Agent:
-    budget = Budget(per_run=per_run, per_day=per_day, repo=repo, ledger=ledger or DailyLedger())
-    return Agent(client_for(fake, max_retries=max_retries, timeout=timeout), MODEL, budget, cache)
+    """The agent as every face builds it (the factory), pointed at the fake."""
+    settings = model_settings_for(
+        fake, tokens_per_run=per_run, tokens_per_day=per_day, model_max_retries=max_retries,
+        model_timeout_seconds=timeout,
+    )  # fmt: skip
+    factory = AgentFactory(settings, ledger=ledger, answers=cache, http_client=http_client())
+    agent = factory.agent(repo)
+    assert agent is not None
+    return agent
 
 
 def decision(claim_id: str, action: str, reason: str = "checked against the code", **kwargs: Any) -> dict[str, Any]:

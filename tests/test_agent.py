@@ -12,17 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 from fakeopenai import Failure, FakeOpenAI, Hang, Malformed, Reply, ToolCall
 from fixtools import (
+    ACTOR,
     ADD,
     CART_PAGE,
     CART_V2,
     CHECKOUT,
     LIMIT,
     MODEL,
-    SSL_CONTEXT,
     TAX,
     WIKI,
     Prepared,
@@ -31,6 +30,8 @@ from fixtools import (
     cid,
     decision,
     edit,
+    http_client,
+    model_settings_for,
     prepare,
     user_messages,
     write_grounded,
@@ -38,13 +39,13 @@ from fixtools import (
 
 from bot.agent.agent import MAX_COMPLETION_TOKENS, MAX_ROUNDS, Agent
 from bot.agent.budget import AnswerCache, Budget, DailyLedger
+from bot.agent.factory import AgentFactory
 from bot.agent.prompts import SYSTEM, page_prompt, refusal
 from bot.agent.tools import TOOLS, run_tool
 from bot.claims import resolve_evidence
 from bot.claims.sidecar import EvidenceRecord
 from bot.fix.answer import answer_schema
 from bot.fix.engine import Action
-from bot.pipeline import make_agent
 from bot.settings import ModelSettings
 
 CART = f"{WIKI}/cart.md"
@@ -151,7 +152,7 @@ async def test_the_agent_fixes_the_wiki(fake_openai: FakeOpenAI, shop: Prepared)
     assert claim["statement"] == "`total` sums the prices, tax included."
     new = record("repo://src/shop/cart.py#L17-L18", CART_V2)
     assert claim["evidence"] == [{"resource": new.resource, "version": new.version}]
-    assert legacy_sidecar["verification"]["by"] == "wikiwarden/test"
+    assert legacy_sidecar["verification"]["by"] == ACTOR
     assert json.loads(result.files[LAST])["model"] == MODEL
     assert json.loads(result.files[LAST])["status"] == "complete"
     assert set(result.files) <= {CART, CART_SIDECAR, LEGACY, f"{WIKI}/.claims/legacy.json", LAST}
@@ -371,7 +372,7 @@ async def test_an_answer_refused_twice_leaves_the_claim_flagged(
 ) -> None:
     bad, told, why = BAD_TAX_ANSWERS[case]
     fake_openai.script(Reply.json(bad), Reply.json(bad))
-    only_cart = dataclasses.replace(shop, work=[shop.page("cart.md")])  # the legacy page is not this test's business
+    only_cart = dataclasses.replace(shop, inputs=dataclasses.replace(shop.inputs, work=[shop.page("cart.md")]))  # the legacy page is not this test's business
     result = await only_cart.fix(agent_for(fake_openai))
 
     assert len(fake_openai.requests) == 2
@@ -587,21 +588,21 @@ async def test_a_server_that_cannot_be_reached(shop: Prepared) -> None:
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    client = openai.AsyncOpenAI(
-        base_url=f"http://127.0.0.1:{port}/v1", api_key="k", max_retries=0, timeout=2,
-        http_client=openai.DefaultAsyncHttpxClient(verify=SSL_CONTEXT),
+    settings = ModelSettings(
+        openai_base_url=f"http://127.0.0.1:{port}/v1", openai_api_key="k", model_max_retries=0,
+        model_timeout_seconds=2, model=MODEL,
     )  # fmt: skip
-    agent = Agent(client, MODEL, Budget(per_run=100_000, per_day=100_000))
+    agent = AgentFactory(settings, http_client=http_client()).agent("acme/shop")
+    assert agent is not None
     settled = await decide(agent, shop)
     assert settled.flagged == {TAX: "the model's server could not be reached"}
 
 
 async def test_a_wrong_api_key(fake_openai: FakeOpenAI, shop: Prepared) -> None:
-    client = openai.AsyncOpenAI(
-        base_url=fake_openai.base_url, api_key="sk-wrong", max_retries=0,
-        http_client=openai.DefaultAsyncHttpxClient(verify=SSL_CONTEXT),
-    )  # fmt: skip
-    settled = await decide(Agent(client, MODEL, Budget(per_run=100_000, per_day=100_000)), shop)
+    settings = model_settings_for(fake_openai, openai_api_key="sk-wrong", model_max_retries=0)
+    agent = AgentFactory(settings, http_client=http_client()).agent("acme/shop")
+    assert agent is not None
+    settled = await decide(agent, shop)
     assert settled.flagged == {TAX: "the model's server answered 401"}
 
 
@@ -772,17 +773,18 @@ async def test_claims_over_the_cap_are_not_sent(fake_openai: FakeOpenAI, shop_ro
     )  # fmt: skip
 
 
-# -- make_agent ------------------------------------------------------------------------------------------
+# -- the agent factory -----------------------------------------------------------------------------------
 
 
-def test_make_agent_follows_the_settings() -> None:
+def test_the_agent_factory_follows_the_settings() -> None:
     settings = ModelSettings(
         openai_base_url="http://127.0.0.1:9/v1", openai_api_key="sk-x", model_timeout_seconds=7, model_max_retries=3,
-        tokens_per_run=1234, tokens_per_day=5678,
+        tokens_per_run=1234, tokens_per_day=5678, model=None,
     )  # fmt: skip
-    assert make_agent(settings, None, "acme/shop") is None
-    assert make_agent(settings, "", "acme/shop") is None
-    agent = make_agent(settings, MODEL, "acme/shop")
+    factory = AgentFactory(settings)
+    assert factory.agent("acme/shop") is None
+    assert factory.agent("acme/shop", "") is None
+    agent = factory.agent("acme/shop", MODEL)
     assert agent is not None
     assert agent.model == MODEL
     assert (agent.budget.per_run, agent.budget.per_day, agent.budget.repo) == (1234, 5678, "acme/shop")
@@ -790,8 +792,11 @@ def test_make_agent_follows_the_settings() -> None:
     assert agent.client.api_key == "sk-x"
     assert (agent.client.max_retries, agent.client.timeout) == (3, 7)
     ledger, cache = DailyLedger(), AnswerCache()
-    shared = make_agent(settings, MODEL, "acme/shop", ledger=ledger, cache=cache, per_run=10, per_day=20)
+    shared = AgentFactory(settings, ledger=ledger, answers=cache).agent("acme/shop", MODEL, per_run=10, per_day=20)
     assert shared is not None and shared.budget.ledger is ledger and shared.cache is cache
     assert (shared.budget.per_run, shared.budget.per_day) == (10, 20)
-    keyless = make_agent(ModelSettings(openai_base_url="http://127.0.0.1:9/v1"), MODEL, "r")
+    raised = factory.agent("acme/shop", MODEL, per_run=10**9, per_day=10**9)  # a repository can only lower them
+    assert raised is not None and (raised.budget.per_run, raised.budget.per_day) == (1234, 5678)
+    assert factory.agent("acme/other", MODEL).client is agent.client  # one client, its connections reused
+    keyless = AgentFactory(ModelSettings(openai_base_url="http://127.0.0.1:9/v1")).agent("r", MODEL)
     assert keyless is not None and keyless.client.api_key == "not-needed"  # a local server may need no key

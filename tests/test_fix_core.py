@@ -34,6 +34,7 @@ from fixtools import (
 )
 
 from bot.claims import resolve_evidence
+from bot.claims.errors import Problem
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, Verification, page_version, render_sidecar
 from bot.claims.verdicts import Verdict
 from bot.fix.answer import PageAnswer, answer_schema
@@ -446,11 +447,11 @@ async def test_update_evidence_that_does_not_resolve_is_refused(
 
 async def test_the_code_view_reads_only_what_evidence_may_cite(shop: Prepared) -> None:
     view = shop.view
-    assert "reserved path" in view.problem("openwiki/.claims/cart.json")
-    assert view.problem("src/shop/secret.py") == "src/shop/secret.py is excluded by .openwikiignore"
+    assert "reserved path" in str(view.problem("openwiki/.claims/cart.json"))
+    assert view.problem("src/shop/secret.py") == Problem("src/shop/secret.py is excluded by .openwikiignore")
     assert view.problem("src/shop/cart.py") is None
-    assert "symlink" in await view.read("src/shop/current.py")
-    assert await view.read("src/shop/logo.png") == "src/shop/logo.png is a binary file"
+    assert "symlink" in str(await view.read("src/shop/current.py"))
+    assert await view.read("src/shop/logo.png") == Problem("src/shop/logo.png is a binary file")
     assert await view.read("src/shop/legacy.py") is None  # deleted
     assert (await view.read("src/shop/cart.py")).text == CART_V2
     # The search looks in the change's files and the evidence's folders, never in what evidence may not cite.

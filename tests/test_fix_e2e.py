@@ -16,7 +16,7 @@ from fakeopenai import Failure, FakeOpenAI, Reply
 from bot.claims import resolve_evidence
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, Verification, page_version, parse_sidecar, render_sidecar
 from bot.okf.frontmatter import Page
-from bot.pipeline import ACTOR
+from bot.okf.project import ACTOR
 
 RETRY = "ATTEMPTS = 3\n\n\ndef backoff(n):\n    return 0.1 * n\n"
 RETRY_NOW = "ATTEMPTS = 5\n\n\ndef backoff(n):\n    return 0.1 * 2 ** n\n"

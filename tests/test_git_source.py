@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import GIT_ENV, GitRepo
 
-from bot.claims.snapshot import Entry, Kind
-from bot.claims.sweep import FileChange
+from bot.claims.snapshot import Entry, FileChange, Kind
 from bot.source.git import CommitSnapshot, GitError, GitRepository, WorktreeSnapshot
 
 HEX40 = re.compile(r"[0-9a-f]{40}")

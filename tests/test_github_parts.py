@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from fakegithub import FakeGitHub
 
-from bot.claims.sweep import FileChange
+from bot.claims.snapshot import FileChange
 from bot.github.auth import InstallationTokens
 from bot.github.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
 from bot.github.repo_config import ConfigError, parse_repo_config

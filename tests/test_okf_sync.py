@@ -14,8 +14,8 @@ from vault2okf.validate import validate_bundle as independent_validate
 from bot.cli import main
 from bot.okf.index import Entry, plan_indexes, render_index
 from bot.okf.validate import check_concept, is_timestamp, validate_bundle
-from bot.pipeline import HandKeptClaims
 from bot.source.git import GitRepository
+from bot.usecases.claims import HandKeptClaims
 
 FIXTURE = Path(__file__).parent / "data" / "okf_wiki"
 

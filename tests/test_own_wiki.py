@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bot.claims.report import render_text
-from bot.pipeline import check_repository
 from bot.source.git import GitError, GitRepository
+from bot.usecases.check import check_repository
 
 ROOT = Path(__file__).resolve().parents[1]
 

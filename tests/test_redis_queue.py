@@ -21,6 +21,7 @@ from processes import Process, app_environment, eventually, metric, redis_server
 
 from bot.jobs import Attempt, Job, RetryPolicy
 from bot.jobs.redis import FUNCTION, QUEUE_NAME, RedisQueue, job_function
+from bot.jobs.requests import CheckRequest, RepoRef
 
 __all__ = ["redis_server", "redis_url"]  # fixtures, used by name
 
@@ -162,6 +163,12 @@ async def test_a_failing_job_is_retried_with_backoff_and_ends_visibly(start, fak
 # -- the queue's semantics, with a real Redis and an arq worker in this process -----------------------------
 
 
+def check_job(key: str, delivery: str, n: int = 1) -> Job:
+    """A check job as the webhook handlers make them (what the queue carries is a typed request)."""
+    repo = RepoRef(installation_id=1, full_name="acme/widgets", id=n)
+    return Job(key, delivery, CheckRequest(repo=repo, head_sha=f"{n:040x}"))
+
+
 async def test_deliveries_are_enqueued_once_and_a_newer_job_supersedes_a_queued_older_one(redis_url: str) -> None:
     queue = RedisQueue(redis_url)
     await queue.start()
@@ -171,10 +178,10 @@ async def test_deliveries_are_enqueued_once_and_a_newer_job_supersedes_a_queued_
         ran.append((job.delivery, attempt.number))
 
     try:
-        assert await queue.submit(Job("check", "1:branch:main", "d1", {"n": 1}))
-        assert not await queue.submit(Job("check", "1:branch:main", "d1", {"n": 1}))  # the same delivery
-        assert await queue.submit(Job("check", "1:branch:main", "d2", {"n": 2}))  # newer, same key
-        assert await queue.submit(Job("check", "2:branch:main", "d3", {"n": 3}))  # another key
+        assert await queue.submit(check_job("1:branch:main", "d1", 1))
+        assert not await queue.submit(check_job("1:branch:main", "d1", 1))  # the same delivery
+        assert await queue.submit(check_job("1:branch:main", "d2", 2))  # newer, same key
+        assert await queue.submit(check_job("2:branch:main", "d3", 3))  # another key
         assert await queue.depth() == 3
         worker = Worker(
             functions=[func(job_function(handler, RetryPolicy(3, 0.01), 10), name=FUNCTION)],
@@ -200,7 +207,7 @@ async def test_a_failing_job_gets_its_tries_then_the_failure_handler(redis_url: 
         failures.append(str(exc))
 
     try:
-        await queue.submit(Job("check", "k", f"d-{uuid.uuid4()}"))
+        await queue.submit(check_job("k", f"d-{uuid.uuid4()}"))
         worker = Worker(
             functions=[func(job_function(handler, RetryPolicy(3, 0.05), 10, on_failure=failed), name=FUNCTION, max_tries=4)],
             queue_name=QUEUE_NAME, redis_pool=queue.pool, burst=True, poll_delay=0.05, handle_signals=False,

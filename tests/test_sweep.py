@@ -12,8 +12,9 @@ from bot.claims.results import SweepReport
 from bot.claims.sidecar import EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import MemorySnapshot
 from bot.claims.sweep import SweepOptions, sweep
-from bot.pipeline import HandKeptClaims, check_repository
 from bot.source.git import GitRepository
+from bot.usecases.check import check_repository
+from bot.usecases.claims import HandKeptClaims
 
 QUEUE = (
     "class Queue:\n    def push(self, x):\n        self.items.append(x)\n\n"

@@ -30,7 +30,9 @@ TOOLS_TOKENS = len(json.dumps(TOOLS)) // 4 + 1  # the tool schemas ride along wi
 RESPONSE_FORMAT = {"type": "json_schema", "json_schema": answer_schema()}  # built once, sent with every request
 
 
-def make_client(settings: ModelSettings) -> openai.AsyncOpenAI:
+def make_client(
+    settings: ModelSettings, http_client: openai.DefaultAsyncHttpxClient | None = None
+) -> openai.AsyncOpenAI:
     """The openai client for the configured OpenAI-compatible server (a local one may not need a key)."""
     key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
     return openai.AsyncOpenAI(
@@ -38,6 +40,7 @@ def make_client(settings: ModelSettings) -> openai.AsyncOpenAI:
         api_key=key or "not-needed",
         timeout=settings.model_timeout_seconds,
         max_retries=settings.model_max_retries,
+        http_client=http_client,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..claims.errors import Problem
 from ..fix.view import CodeView
 from .prompts import fence
 
@@ -72,8 +73,8 @@ async def run_tool(name: str, arguments: str, view: CodeView) -> str:
         text = await view.read(path.lstrip("/"))
         if text is None:
             return f"error: {path} does not exist"
-        if isinstance(text, str):
-            return f"error: {text}"
+        if isinstance(text, Problem):
+            return f"error: {text.message}"
         end = min(end, start + MAX_LINES - 1, text.line_count)
         if start > text.line_count:
             return f"error: {path} has only {text.line_count} lines"

@@ -1,4 +1,7 @@
-"""Errors of the claims core, named after OpenWiki's so their meaning carries over."""
+"""Errors of the claims core, named after OpenWiki's so their meaning carries over, and the problem type the
+sweep returns where it cannot evaluate something."""
+
+from dataclasses import dataclass
 
 
 class ClaimsError(Exception):
@@ -20,3 +23,14 @@ class SidecarError(ClaimsError, ValueError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why a file or a resource cannot be evidence, in words: returned rather than raised, so a sweep goes on
+    and reports it on the one claim it concerns."""
+
+    message: str
+
+    def __str__(self) -> str:
+        return self.message

@@ -1,4 +1,5 @@
-"""What the sweep needs from a source of files: the interface adapters implement, and an in-memory one.
+"""What the sweep needs from a source of files: the interface adapters implement, an in-memory one, and the
+change between two snapshots.
 
 The core never touches a disk, a process or a socket: the local git adapter (`bot/source/git.py`) and the
 GitHub adapter provide snapshots, and tests or the App can hand over files already fetched.
@@ -28,7 +29,15 @@ class Entry:
 class Snapshot(Protocol):
     """The files of a repository at one point: a commit, or a working tree."""
 
-    label: str
+    @property
+    def label(self) -> str:
+        """How reports name it: `main (1a2b3c4d5e6f)`, `working tree`."""
+        ...
+
+    @property
+    def commit(self) -> str | None:
+        """The commit id; None for a working tree, or files held in memory."""
+        ...
 
     def entry(self, path: str) -> Entry | None:
         """What stands at `path` without following symlinks (a symlinked parent gives SYMLINK); None if nothing."""
@@ -59,6 +68,7 @@ class MemorySnapshot:
         self.files = dict(files)
         self.symlinks = dict(symlinks or {})
         self.label = label
+        self.commit: str | None = None
         self._dirs = {p.rsplit("/", k)[0] for p in [*self.files, *self.symlinks] for k in range(1, p.count("/") + 1)}
 
     def entry(self, path: str) -> Entry | None:
@@ -90,3 +100,23 @@ class MemorySnapshot:
         for path in sorted(self.symlinks):
             if path.startswith(prefix):
                 yield path, Entry(Kind.SYMLINK)
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    """One file of a change: added (no old path), deleted (no new path), modified or renamed."""
+
+    old_path: str | None
+    new_path: str | None
+
+
+@dataclass(frozen=True)
+class Change:
+    """The base snapshot and the files that differ between it and the head (renames detected)."""
+
+    base: Snapshot
+    files: tuple[FileChange, ...]
+
+    @property
+    def paths(self) -> set[str]:
+        return {p for f in self.files for p in (f.old_path, f.new_path) if p}

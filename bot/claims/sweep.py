@@ -5,6 +5,10 @@ moved text re-anchored). With a base and the change's file list, evidence on tou
 through the diff, and only pages the change can have affected are re-checked: cost follows the change.
 Nothing here aborts the sweep: a bad sidecar, resource, symlink, binary or oversized file becomes an
 `error` on its page or claim and the sweep goes on.
+
+What the sweep will read is a pure question asked before it runs, so a remote source can fetch it in a few
+batches first: `wiki_reads` (the sidecars and the ignore file), then `Sweeper.reads` once the wiki is loaded
+(the cited files, and both sides of the change's files when the change touches a cited one).
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import overload
 
 from .collation import collation_key
-from .errors import EvidenceResourceError, SidecarError
+from .errors import EvidenceResourceError, Problem, SidecarError
 from .ignore import IGNORE_FILE, IgnoreRules
 from .locate import unchanged_at_hint
 from .pages import (
@@ -29,7 +34,7 @@ from .pages import (
 from .resources import SCHEME, EvidenceResource, check_contained, parse_resource
 from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from .sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar
-from .snapshot import Kind, Snapshot
+from .snapshot import Change, FileChange, Kind, Snapshot
 from .text import FileText
 from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
 from .verdicts import OpenWikiVerdict, Verdict, worst
@@ -37,26 +42,6 @@ from .versions import file_version, lines_version
 
 DEFAULT_MAX_FILE_BYTES = 1 << 20
 _CITED_PATH = re.compile(rb'repo://([^"#\\]*)')
-
-
-@dataclass(frozen=True, slots=True)
-class FileChange:
-    """One file of a change: added (no old path), deleted (no new path), modified or renamed."""
-
-    old_path: str | None
-    new_path: str | None
-
-
-@dataclass(frozen=True)
-class Change:
-    """The base snapshot and the files that differ between it and the head (renames detected)."""
-
-    base: Snapshot
-    files: tuple[FileChange, ...]
-
-    @property
-    def paths(self) -> set[str]:
-        return {p for f in self.files for p in (f.old_path, f.new_path) if p}
 
 
 @dataclass(frozen=True)
@@ -134,12 +119,18 @@ def load_wiki(
     return wiki
 
 
-def sweep(head: Snapshot, change: Change | None = None, options: SweepOptions | None = None) -> SweepReport:
+def wiki_reads(snapshot: Snapshot, wiki_dir: str = DEFAULT_WIKI_DIR) -> list[str]:
+    """The files a sweep reads before anything else: the ignore file and every sidecar of the wiki."""
+    wiki_dir = normalize_wiki_dir(wiki_dir)
+    paths = [path for path, entry in snapshot.walk(wiki_dir) if entry.kind is Kind.FILE and is_sidecar(path, wiki_dir)]
+    return [IGNORE_FILE, *paths]
+
+
+def sweep(
+    head: Snapshot, change: Change | None = None, options: SweepOptions | None = None, wiki: Wiki | None = None
+) -> SweepReport:
     """Evaluate every claim (or, with a change, every claim it can have affected) and report per page."""
-    options = options or SweepOptions()
-    with _cyclic_gc_paused():
-        sweeper = Sweeper(head, change, options, normalize_wiki_dir(options.wiki_dir))
-        return sweeper.run(sweeper.load())
+    return Sweeper(head, change, options or SweepOptions()).sweep(wiki)
 
 
 @contextmanager
@@ -156,7 +147,7 @@ def _cyclic_gc_paused() -> Iterator[None]:
 
 
 class _LazyFiles(Sequence[ChangedFile]):
-    """The change's other files, read only if a deleted span has to be looked for elsewhere."""
+    """The change's other files, diffed only if a deleted span has to be looked for elsewhere."""
 
     def __init__(self, sweeper: Sweeper, own: FileChange) -> None:
         self._sweeper = sweeper
@@ -168,7 +159,13 @@ class _LazyFiles(Sequence[ChangedFile]):
             self._items = [cf for f, cf in self._sweeper.changed_files() if f != self._own and cf.new is not None]
         return self._items
 
-    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+    @overload
+    def __getitem__(self, index: int) -> ChangedFile: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[ChangedFile]: ...
+
+    def __getitem__(self, index: int | slice) -> ChangedFile | Sequence[ChangedFile]:
         return self._get()[index]
 
     def __len__(self) -> int:
@@ -178,19 +175,23 @@ class _LazyFiles(Sequence[ChangedFile]):
         return iter(self._get())
 
 
+# What a sweep chose to re-check: each page with the claims of it to evaluate.
+Selection = list[tuple[LoadedPage, tuple[Claim, ...]]]
+
+
 class Sweeper:
     """One sweep's state: file contents read once per snapshot, diffs computed once per changed file."""
 
-    def __init__(self, head: Snapshot, change: Change | None, options: SweepOptions, wiki_dir: str) -> None:
+    def __init__(self, head: Snapshot, change: Change | None, options: SweepOptions) -> None:
         self.head = head
         self.change = change
         self.options = options
-        self.wiki_dir = wiki_dir
-        self._texts: dict[int, dict[str, FileText | str | None]] = {id(head): {}}
+        self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
+        self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._head_texts = self._texts[id(head)]
-        self._resources: dict[str, EvidenceResource | str] = {}
+        self._resources: dict[str, EvidenceResource | Problem] = {}
         self._canonical: dict[str, str] = {}
-        self._path_problems: dict[str, str | None] = {}
+        self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
         self.by_old = {f.old_path: f for f in change.files if f.old_path} if change else {}
@@ -200,56 +201,59 @@ class Sweeper:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def text(self, snapshot: Snapshot, path: str) -> FileText | str | None:
-        """The file at `path` as text; an error message when it cannot be evidence; None when absent."""
+    def text(self, snapshot: Snapshot, path: str) -> FileText | Problem | None:
+        """The file at `path` as text; the problem when it cannot be evidence; None when absent."""
         cache = self._texts.setdefault(id(snapshot), {})
         if path not in cache:
             cache[path] = self._read(snapshot, path)
         return cache[path]
 
-    def _read(self, snapshot: Snapshot, path: str) -> FileText | str | None:
+    def _read(self, snapshot: Snapshot, path: str) -> FileText | Problem | None:
         entry = snapshot.entry(path)
         if entry is None or entry.kind in (Kind.DIRECTORY, Kind.OTHER):
             return None  # OpenWiki: not a regular file resolves to nothing
         if entry.kind is Kind.SYMLINK:
-            return f"{path} is a symlink or lies under one; evidence must be a regular file"
+            return Problem(f"{path} is a symlink or lies under one; evidence must be a regular file")
         limit = self.options.max_file_bytes
         if entry.size is not None and entry.size > limit:
-            return f"{path} is larger than the {limit}-byte limit ({entry.size} bytes)"
+            return Problem(f"{path} is larger than the {limit}-byte limit ({entry.size} bytes)")
         data = snapshot.read(path)
         if len(data) > limit:
-            return f"{path} is larger than the {limit}-byte limit ({len(data)} bytes)"
+            return Problem(f"{path} is larger than the {limit}-byte limit ({len(data)} bytes)")
         text = FileText(data)
         if text.is_binary:
-            return f"{path} is a binary file"
+            return Problem(f"{path} is a binary file")
         return text
 
-    def resource(self, stored: str) -> EvidenceResource | str:
+    def resource(self, stored: str) -> EvidenceResource | Problem:
+        """The stored resource parsed and checked against the evidence rules (once per distinct string)."""
         parsed = self._resources.get(stored)
         if parsed is None:
             try:
                 res = parse_resource(stored)
-                problem = self._path_problems.get(res.path, "")
-                if problem == "":
+            except EvidenceResourceError as exc:
+                parsed = Problem(str(exc))
+            else:
+                if res.path in self._path_problems:
+                    problem = self._path_problems[res.path]
+                else:
                     problem = self._path_problems[res.path] = self._path_problem(res)
                 parsed = problem or res
                 if problem is None:
                     self._canonical[stored] = res.canonical
-            except EvidenceResourceError as exc:
-                parsed = str(exc)
             self._resources[stored] = parsed
         return parsed
 
-    def _path_problem(self, res: EvidenceResource) -> str | None:
+    def _path_problem(self, res: EvidenceResource) -> Problem | None:
         """Why evidence on this path cannot be used (escape, the wiki itself, ignored), or None."""
         try:
             check_contained(res)
         except EvidenceResourceError as exc:
-            return str(exc)
+            return Problem(str(exc))
         if res.path == self.wiki_dir or res.path.startswith(self.wiki_dir + "/"):
-            return f"evidence must be code, not the wiki itself: {res.path}"
+            return Problem(f"evidence must be code, not the wiki itself: {res.path}")
         if self.ignore and self.ignore.ignored(res.path):
-            return f"{res.path} is excluded by {IGNORE_FILE}"
+            return Problem(f"{res.path} is excluded by {IGNORE_FILE}")
         return None
 
     def changed_file(self, change: FileChange) -> ChangedFile:
@@ -269,7 +273,7 @@ class Sweeper:
     def changed_files(self) -> list[tuple[FileChange, ChangedFile]]:
         if self._all_changed is None:
             assert self.change is not None
-            # One batch for each side: a remote snapshot fetches them together, not one by one.
+            # One batch for each side: a snapshot can read them together, not one by one.
             self.head.prefetch(sorted(f.new_path for f in self.change.files if f.new_path))
             self.change.base.prefetch(sorted(f.old_path for f in self.change.files if f.old_path))
             self._all_changed = [(f, self.changed_file(f)) for f in self.change.files]
@@ -279,11 +283,11 @@ class Sweeper:
 
     def _readable(self, resource: str) -> tuple[EvidenceResource, FileText]:
         res = self.resource(resource)
-        if isinstance(res, str):
-            raise EvidenceResourceError(res)
+        if isinstance(res, Problem):
+            raise EvidenceResourceError(res.message)
         text = self.text(self.head, res.path)
-        if isinstance(text, str):
-            raise EvidenceResourceError(text)
+        if isinstance(text, Problem):
+            raise EvidenceResourceError(text.message)
         if text is None:
             raise EvidenceResourceError(f"{res.path} does not exist (or is not a regular file) in {self.head.label}")
         return res, text
@@ -291,11 +295,11 @@ class Sweeper:
     def record(self, resource: str) -> EvidenceRecord:
         """New evidence for `resource` as it stands now (OpenWiki's `add`: resolved at the hint)."""
         res, text = self._readable(resource)
-        if res.is_whole_file:
+        if res.start is None or res.end is None:
             return EvidenceRecord(res.canonical, file_version(text))
-        if res.end > text.line_count:  # type: ignore[operator]
+        if res.end > text.line_count:
             raise EvidenceResourceError(f"{res.canonical}: {res.path} has only {text.line_count} lines")
-        return EvidenceRecord(res.canonical, lines_version(text, res.start - 1, res.end))  # type: ignore[operator]
+        return EvidenceRecord(res.canonical, lines_version(text, res.start - 1, res.end))
 
     def rebaseline(self, record: EvidenceRecord) -> EvidenceRecord:
         """The evidence re-anchored where its text stands now, with the version of that text (`confirm`)."""
@@ -314,13 +318,13 @@ class Sweeper:
 
     def evaluate(self, record: EvidenceRecord) -> EvidenceResult:
         res = self._resources.get(record.resource) or self.resource(record.resource)
-        if type(res) is str:
-            return EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res)
+        if type(res) is Problem:
+            return EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
         current = self._head_texts[res.path] if res.path in self._head_texts else self.text(self.head, res.path)
         change = self.by_old.get(res.path) if self.by_old else None
         hint_checked = False
-        if change is None and res.start is not None and type(current) is FileText:
-            if unchanged_at_hint(current, res.start - 1, res.end, record.version):  # type: ignore[arg-type]
+        if change is None and res.start is not None and res.end is not None and type(current) is FileText:
+            if unchanged_at_hint(current, res.start - 1, res.end, record.version):
                 # The common case, answered without the general machinery: fresh where it says.
                 span = (res.start, res.end)
                 return EvidenceResult(
@@ -335,10 +339,10 @@ class Sweeper:
             hint_checked = True
         if change is not None:
             new = self.text(self.head, change.new_path) if change.new_path else None
-            if isinstance(new, str):
+            if isinstance(new, Problem):
                 return self._error(record, res, new, touched=self._matched_base(res, record.version, change))
             tracked = track(res, record.version, self.changed_file(change), _LazyFiles(self, change))
-        elif isinstance(current, str):
+        elif isinstance(current, Problem):
             return self._error(record, res, current, touched=False)
         else:
             # OpenWiki's algorithm on the same file: its verdict is this one, seen without moves.
@@ -348,10 +352,12 @@ class Sweeper:
         ow_text = current if isinstance(current, FileText) else None
         return _result(record, tracked, openwiki_verdict(res, record.version, ow_text))
 
-    def _error(self, record: EvidenceRecord, res: EvidenceResource, error: str, touched: bool) -> EvidenceResult:
+    def _error(self, record: EvidenceRecord, res: EvidenceResource, problem: Problem, touched: bool) -> EvidenceResult:
         current = self.text(self.head, res.path)
         ow = openwiki_verdict(res, record.version, current) if isinstance(current, FileText) else None
-        return EvidenceResult(record.resource, record.version, Verdict.ERROR, ow, touched=touched, error=error)
+        return EvidenceResult(
+            record.resource, record.version, Verdict.ERROR, ow, touched=touched, error=problem.message
+        )
 
     def _matched_base(self, res: EvidenceResource, version: str, change: FileChange) -> bool:
         """Whether the evidence was in order at the base, so the change is what broke it."""
@@ -392,16 +398,17 @@ class Sweeper:
     def _claim_affected(self, claim: Claim) -> bool:
         for record in claim.evidence:
             res = self.resource(record.resource)
-            if type(res) is str or res.path in self.touched_paths:  # type: ignore[union-attr]
+            if type(res) is Problem or res.path in self.touched_paths:  # type: ignore[union-attr]
                 return True
         return False
 
-    def run(self, wiki: Wiki) -> SweepReport:
+    def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:
+        """(page, claim id) → why the id is in error: claim ids must be unique across the wiki."""
         owners: dict[str, list[str]] = {}
         for page in wiki.pages:
             for claim in page.sidecar.claims if page.sidecar else ():
                 owners.setdefault(claim.id, []).append(page.page)
-        duplicates = {
+        return {
             (page, claim_id): "claim id is also used on "
             + ", ".join(p for p in pages if p != page)
             + "; ids must be unique"
@@ -409,9 +416,11 @@ class Sweeper:
             if len(pages) > 1
             for page in pages
         }
-        # What to re-check: everything, or (scoped) the claims citing a touched file, every claim of a
-        # page whose text or sidecar changed, and claims whose id clashes.
-        chosen: list[tuple[LoadedPage, tuple[Claim, ...]]] = []
+
+    def select(self, wiki: Wiki, duplicates: dict[tuple[str, str], str]) -> tuple[Selection, int]:
+        """What to re-check: everything, or (scoped) the claims citing a touched file, every claim of a page
+        whose text or sidecar changed, and claims whose id clashes; and how many pages are left out."""
+        chosen: Selection = []
         unaffected_pages = 0
         for page in wiki.pages:
             if page.skipped:
@@ -425,6 +434,35 @@ class Sweeper:
                 unaffected_pages += 1
                 continue
             chosen.append((page, claims))
+        return chosen, unaffected_pages
+
+    def reads(self, wiki: Wiki) -> list[tuple[Snapshot, list[str]]]:
+        """Every file the sweep of `wiki` will read, per snapshot: the cited files at the head, and when the
+        change touched one of them, both sides of every file of the change (a span it deleted is looked for
+        among the lines it added anywhere). Pure: a remote source fetches these before `run`."""
+        chosen, _ = self.select(wiki, self._duplicates(wiki))
+        cited = self._cited_paths([record for _, claims in chosen for claim in claims for record in claim.evidence])
+        head = set(cited)
+        base: set[str] = set()
+        if self.change is not None and any(path in self.by_old for path in cited):
+            head.update(f.new_path for f in self.change.files if f.new_path)
+            base.update(f.old_path for f in self.change.files if f.old_path)
+        plan: list[tuple[Snapshot, list[str]]] = [(self.head, sorted(head))]
+        if self.change is not None and base:
+            plan.append((self.change.base, sorted(base)))
+        return plan
+
+    def _cited_paths(self, records: list[EvidenceRecord]) -> set[str]:
+        return {res.path for record in records if type(res := self.resource(record.resource)) is EvidenceResource}
+
+    def sweep(self, wiki: Wiki | None = None) -> SweepReport:
+        """Load the wiki (unless given, loaded by this sweeper) and evaluate it, the cyclic collector paused."""
+        with _cyclic_gc_paused():
+            return self.run(wiki if wiki is not None else self.load())
+
+    def run(self, wiki: Wiki) -> SweepReport:
+        duplicates = self._duplicates(wiki)
+        chosen, unaffected_pages = self.select(wiki, duplicates)
         records = [record for _, claims in chosen for claim in claims for record in claim.evidence]
         self._prefetch(records)
         # Evaluate file by file, so each file's text stays in the processor's cache while it is used.
@@ -442,11 +480,11 @@ class Sweeper:
 
     def _record_path(self, record: EvidenceRecord) -> str:
         res = self.resource(record.resource)
-        return "" if type(res) is str else res.path  # type: ignore[union-attr]
+        return "" if type(res) is Problem else res.path  # type: ignore[union-attr]
 
     def _prefetch(self, records: list[EvidenceRecord]) -> None:
-        """Tell the snapshots every file the sweep will read, so remote ones can batch the reads."""
-        paths = {res.path for record in records if not isinstance(res := self.resource(record.resource), str)}
+        """Tell the snapshots every file the sweep will read, so a local repository reads them in one batch."""
+        paths = self._cited_paths(records)
         touched = [self.by_old[p] for p in paths if p in self.by_old]
         self.head.prefetch(sorted(paths | {f.new_path for f in touched if f.new_path}))
         if self.change is not None and touched:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..claims.errors import Problem
 from ..claims.sidecar import EvidenceRecord, js_trim
 from ..claims.verdicts import Verdict
 from ..claims.versions import file_version, lines_version
@@ -71,15 +72,18 @@ async def _new_evidence(resources: list[str], view: CodeView) -> tuple[tuple[Evi
     records, problems, seen = [], [], set()
     for resource in resources:
         resolved = await view.resolve(resource)
-        if isinstance(resolved, str):
-            problems.append(f"evidence {resource!r} does not resolve: {resolved}")
+        if isinstance(resolved, Problem):
+            problems.append(f"evidence {resource!r} does not resolve: {resolved.message}")
             continue
         res, text = resolved
         if res.canonical in seen:
             problems.append(f"evidence {res.canonical} is listed twice")
             continue
         seen.add(res.canonical)
-        version = file_version(text) if res.is_whole_file else lines_version(text, res.start - 1, res.end)  # type: ignore[operator]
+        if res.start is None or res.end is None:
+            version = file_version(text)
+        else:
+            version = lines_version(text, res.start - 1, res.end)
         records.append(EvidenceRecord(res.canonical, version))
     return (tuple(records) if not problems else None), problems
 
@@ -88,10 +92,13 @@ async def _evidence_texts(records: tuple[EvidenceRecord, ...], view: CodeView) -
     texts = []
     for record in records:
         resolved = await view.resolve(record.resource)
-        if isinstance(resolved, str):
+        if isinstance(resolved, Problem):
             continue
         res, text = resolved
-        texts.append(text.text if res.is_whole_file else text.join(res.start - 1, res.end).decode())  # type: ignore[operator]
+        if res.start is None or res.end is None:
+            texts.append(text.text)
+        else:
+            texts.append(text.join(res.start - 1, res.end).decode())
     return texts
 
 

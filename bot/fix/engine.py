@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
+from ..claims.errors import Problem
 from ..claims.sidecar import Claim, Sidecar, Verification, page_version, render_sidecar
 from ..claims.track import reference_verdict
 from ..claims.verdicts import Verdict
@@ -90,7 +91,7 @@ async def _still_holds(claims: list[Claim], view: CodeView) -> bool:
     for claim in claims:
         for record in claim.evidence:
             resolved = await view.resolve(record.resource)
-            if isinstance(resolved, str):
+            if isinstance(resolved, Problem):
                 return False
             res, text = resolved
             if reference_verdict(res, record.version, text, res.path).verdict is not Verdict.FRESH:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..claims.errors import Problem
 from ..claims.resources import EvidenceResource, parse_resource
 from ..claims.sweep import Sweeper
 from ..claims.text import FileText
@@ -59,17 +60,17 @@ class CodeView:
     def label(self) -> str:
         return self.sweeper.head.label
 
-    def problem(self, path: str) -> str | None:
+    def problem(self, path: str) -> Problem | None:
         """Why `path` may not be read as code (a symlink, the wiki, ignored, ...), or None."""
         try:
             res = parse_resource("repo://" + path)
         except ValueError as exc:
-            return str(exc)
+            return Problem(str(exc))
         parsed = self.sweeper.resource(res.canonical)
-        return parsed if isinstance(parsed, str) else None
+        return parsed if isinstance(parsed, Problem) else None
 
-    async def read(self, path: str) -> FileText | str | None:
-        """The file as text, a reason it cannot be read, or None when it does not exist."""
+    async def read(self, path: str) -> FileText | Problem | None:
+        """The file as text, why it cannot be read, or None when it does not exist."""
         problem = self.problem(path)
         if problem:
             return problem
@@ -77,19 +78,19 @@ class CodeView:
             await self._fetch([path])
         return self.sweeper.text(self.sweeper.head, path)
 
-    async def resolve(self, resource: str) -> tuple[EvidenceResource, FileText] | str:
+    async def resolve(self, resource: str) -> tuple[EvidenceResource, FileText] | Problem:
         """A resource the model proposes, checked: it must parse, stand in the head commit, and fit the file."""
         try:
             res = parse_resource(resource)
         except ValueError as exc:
-            return str(exc)
+            return Problem(str(exc))
         text = await self.read(res.path)
         if text is None:
-            return f"{res.path} does not exist in {self.label}"
-        if isinstance(text, str):
+            return Problem(f"{res.path} does not exist in {self.label}")
+        if isinstance(text, Problem):
             return text
         if res.end is not None and res.end > text.line_count:
-            return f"{res.canonical}: {res.path} has only {text.line_count} lines"
+            return Problem(f"{res.canonical}: {res.path} has only {text.line_count} lines")
         return res, text
 
     async def search(self, needle: str, within: str = "") -> list[Hit]:

@@ -1,34 +1,23 @@
-"""The check job: read the change on GitHub, sweep the wiki through it, and publish the check run."""
+"""The check job: read the change on GitHub, check the wiki through it (the shared use case), and publish the
+check run."""
 
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
 
-from gidgethub import BadRequest, HTTPException, RateLimitExceeded
-
-from ..claims.sweep import Change, SweepOptions
+from ..claims.sweep import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
-from ..source.github import GitHubRepo, GitHubSnapshot, sweep_github
-from .checks import check_output, complete_check_run, failure_output, find_check_run, start_check_run
+from ..jobs.requests import CheckRequest, FixRequest
+from ..usecases.check import check
+from .checks import check_output, complete_check_run, explain, failure_output, find_check_run, start_check_run
 from .client import GitHubClient
-from .repo_config import CONFIG_PATH, ConfigError, RepoConfig, parse_repo_config
+from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime
 
 log = logging.getLogger(__name__)
-FORK_NOTE = (
-    "\n\n_This pull request comes from a fork: Wikiwarden cannot push a fix to it. Once it is merged, the "
-    "default branch's check offers the fix._\n"
-)
-
-
-async def read_config(repo: GitHubRepo, head: GitHubSnapshot) -> RepoConfig:
-    if CONFIG_PATH not in head.tree:
-        return RepoConfig()
-    await repo.fetch(head, [CONFIG_PATH])
-    return parse_repo_config(head.read(CONFIG_PATH))
 
 
 async def _open_pull_request_base(gh: GitHubClient, repo: str, branch: str) -> str | None:
@@ -41,45 +30,18 @@ async def _open_pull_request_base(gh: GitHubClient, repo: str, branch: str) -> s
     return pulls[0]["base"]["sha"] if pulls else None
 
 
-async def read_change(
-    repo: GitHubRepo, base: str | None, head: str, *, merge_base: bool, label: str | None = None
-) -> Change | None:
-    """The change from `base` to `head`; None (every claim is checked) without a base or when GitHub no longer
-    knows the base commit (a force-push dropped it)."""
-    if not base:
-        return None
-    try:
-        start, files = await repo.changes(base, head, merge_base=merge_base)
-    except BadRequest as exc:
-        if int(exc.status_code) != 404:
-            raise
-        log.warning("base commit unknown to GitHub; checking every claim", extra={"repo": repo.full_name, "base": base})
-        return None
-    return Change(await repo.snapshot(start, label=f"{label or base} ({start[:12]})"), files)
-
-
-def explain(exc: BaseException) -> str:
-    """A failure in plain words for the check run: what went wrong, never a trace or a secret."""
-    if isinstance(exc, RateLimitExceeded):
-        return "GitHub's rate limit for this installation was reached. Re-run this check once it resets."
-    if isinstance(exc, HTTPException):
-        return f"GitHub answered {int(exc.status_code)} ({exc.status_code.phrase}) and kept doing so after retries."
-    if isinstance(exc, TimeoutError):
-        return "GitHub did not answer in time."
-    return f"Wikiwarden hit an internal error ({type(exc).__name__}); the maintainers have the details in its logs."
-
-
 async def run_check(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> None:
-    data = job.data
-    repo_name, head_sha = data["repo"], data["head_sha"]
-    gh = await rt.client(int(data["installation_id"]))
+    request = job.request
+    assert isinstance(request, CheckRequest)
+    repo_name, head_sha = request.repo.full_name, request.head_sha
+    gh = await rt.client(request.repo.installation_id)
     # A re-requested check gets a new run; its later tries reuse the run the first one made.
-    fresh = data.get("new_run") and attempt.number == 1
+    fresh = request.new_run and attempt.number == 1
     run_id = None if fresh else await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
     if run_id is None:
         run_id = await start_check_run(gh, repo_name, head_sha, external_id=job.delivery)
     try:
-        await _check(rt, gh, job, run_id)
+        await _check(rt, gh, job, request, run_id)
     except Exception as exc:
         if not attempt.final:
             log.warning("check failed, to be tried again: %s", type(exc).__name__, extra={"head": head_sha})
@@ -94,51 +56,43 @@ async def run_check(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> No
         raise
 
 
-async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, run_id: int) -> None:
-    data = job.data
-    repo_name, head_sha = data["repo"], data["head_sha"]
-    repo = rt.repo(gh, repo_name, rt.settings.max_file_bytes)
-    head = await repo.snapshot(head_sha, label=data.get("head_label") or head_sha)
+async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, request: CheckRequest, run_id: int) -> None:
+    repo_name, head_sha = request.repo.full_name, request.head_sha
+    source = rt.source(gh, repo_name)
+    head = await source.snapshot(head_sha, label=request.head_label or head_sha)
     try:
-        config = await read_config(repo, head)
+        config = await read_repo_config(source, head)
     except ConfigError as exc:
         await complete_check_run(gh, repo_name, run_id, failure_output(f"{CONFIG_PATH} is not valid", str(exc)))
         return
-    repo.max_file_bytes = config.limits.max_file_bytes
+    source.max_file_bytes = config.limits.max_file_bytes
 
-    base, merge_base = data.get("base"), bool(data.get("merge_base", True))
-    if data.get("prefer_pull_request") and data.get("branch"):
-        pull_base = await _open_pull_request_base(gh, repo_name, data["branch"])
+    base, merge_base = request.base, request.merge_base
+    if request.prefer_pull_request and request.branch:
+        pull_base = await _open_pull_request_base(gh, repo_name, request.branch)
         if pull_base is not None:
             base, merge_base = pull_base, True
-    change = await read_change(repo, base, head_sha, merge_base=merge_base, label=data.get("base_label"))
+    change = await source.change(base, head, merge_base=merge_base, label=request.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
-    report = await sweep_github(repo, head, change, options)
-    fork = bool(data.get("fork"))
-    can_fix = not fork and (data.get("pr_number") is None or config.fix_pull_requests)
-    output = check_output(report, config, can_fix=can_fix)
-    if fork and output.conclusion != "success":
-        output.summary = output.summary[: 65_535 - len(FORK_NOTE)] + FORK_NOTE
+    report = await check(source, head, change, options)
+    output = check_output(report, config, fork=request.fork, pull_request=request.pr_number is not None)
     await complete_check_run(gh, repo_name, run_id, output)
-    if config.auto_fix and data.get("default_branch") and output.actions and rt.submit is not None:
+    if config.auto_fix and request.default_branch and output.actions and rt.submit is not None:
         await rt.submit(auto_fix_job(job, run_id, base, merge_base))
 
 
-def auto_fix_job(check: Job, run_id: int, base: str | None, merge_base: bool) -> Job:
+def auto_fix_job(check_job: Job, run_id: int, base: str | None, merge_base: bool) -> Job:
     """The fix that follows a push to the default branch when the repository turned `auto_fix` on."""
-    data = check.data
-    keep = ("installation_id", "repo", "repo_id", "html_url", "head_sha", "base_label")
-    return Job(
-        kind="fix",
-        key=f"{data.get('repo_id') or data['repo']}:fix:{data['branch']}",
-        delivery=check.delivery,
-        data={
-            **{k: data.get(k) for k in keep},
-            "check_run_id": run_id,
-            "target": data["branch"],
-            "base": base,
-            "merge_base": merge_base,
-            "pr_number": None,
-            "trigger": "auto_fix",
-        },
+    request = check_job.request
+    assert isinstance(request, CheckRequest) and request.branch is not None
+    fix = FixRequest(
+        repo=request.repo,
+        head_sha=request.head_sha,
+        check_run_id=run_id,
+        target=request.branch,
+        base=base,
+        base_label=request.base_label,
+        merge_base=merge_base,
+        trigger="auto_fix",
     )
+    return Job(f"{request.repo.id}:fix:{request.branch}", check_job.delivery, fix)

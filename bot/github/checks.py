@@ -1,8 +1,9 @@
 """The check run "Wikiwarden": what a change did to the wiki's claims, on the commit itself.
 
 `check_output` turns a sweep report into the run's content (pure: title, summary, annotations on the
-changed lines, the Fix wiki button, the conclusion); the coroutines below publish it within GitHub's limits
-(65,535-character summary, 50 annotations per request, appended by further updates).
+changed lines, the Fix wiki button, the conclusion), `failure_output` and `explain` a failure's; the
+coroutines below publish it within GitHub's limits (65,535-character summary, 50 annotations per request,
+appended by further updates).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
+
+from gidgethub import HTTPException, RateLimitExceeded
 
 from ..claims.report import render_markdown
 from ..claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
@@ -24,6 +27,10 @@ ANNOTATIONS_PER_REQUEST = 50
 FIX_ACTION = {"label": "Fix wiki", "description": "Open a pull request fixing the wiki", "identifier": "fix_wiki"}
 _TITLE_LIMIT = 255
 _DETAILS_LIMIT = 60_000
+FORK_NOTE = (
+    "\n\n_This pull request comes from a fork: Wikiwarden cannot push a fix to it. Once it is merged, the "
+    "default branch's check offers the fix._\n"
+)
 
 
 @dataclass
@@ -85,9 +92,15 @@ def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) 
     return annotation
 
 
-def check_output(report: SweepReport, config: RepoConfig, *, can_fix: bool) -> CheckOutput:
+def check_output(
+    report: SweepReport, config: RepoConfig, *, fork: bool = False, pull_request: bool = False
+) -> CheckOutput:
     """The check run for a sweep: claims this change made stale (or unresolved, or in error) fail the run
-    with the repository's chosen conclusion; moved and cosmetic evidence is reported as re-anchored."""
+    with the repository's chosen conclusion; moved and cosmetic evidence is reported as re-anchored.
+
+    The Fix wiki button is offered when a claim can be fixed, except to a fork's pull request (nobody can push
+    to its branch: the summary says so instead) and to pull requests when `fix_pull_requests` is off.
+    """
     attention = [(p, c) for p, c in report.claims() if c.touched and c.verdict.needs_attention]
     needs_attention = bool(attention) or report.summary["page_errors"] > 0
     annotations: list[dict[str, Any]] = []
@@ -102,6 +115,9 @@ def check_output(report: SweepReport, config: RepoConfig, *, can_fix: bool) -> C
         summary = render_markdown(report, limit=SUMMARY_LIMIT - len(note)) + note
         annotations = annotations[:limit]
     fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention)
+    can_fix = not fork and (not pull_request or config.fix_pull_requests)
+    if fork and needs_attention:
+        summary = summary[: SUMMARY_LIMIT - len(FORK_NOTE)] + FORK_NOTE
     return CheckOutput(
         conclusion=config.conclusion if needs_attention else "success",
         title=_title(report, attention)[:_TITLE_LIMIT],
@@ -114,6 +130,17 @@ def check_output(report: SweepReport, config: RepoConfig, *, can_fix: bool) -> C
 def failure_output(title: str, explanation: str) -> CheckOutput:
     """A run that could not check the commit, saying why in plain words (never a stack trace or a secret)."""
     return CheckOutput("failure", title[:_TITLE_LIMIT], explanation[:SUMMARY_LIMIT])
+
+
+def explain(exc: BaseException) -> str:
+    """A failure in plain words for the check run: what went wrong, never a trace or a secret."""
+    if isinstance(exc, RateLimitExceeded):
+        return "GitHub's rate limit for this installation was reached. Re-run this check once it resets."
+    if isinstance(exc, HTTPException):
+        return f"GitHub answered {int(exc.status_code)} ({exc.status_code.phrase}) and kept doing so after retries."
+    if isinstance(exc, TimeoutError):
+        return "GitHub did not answer in time."
+    return f"Wikiwarden hit an internal error ({type(exc).__name__}); the maintainers have the details in its logs."
 
 
 # -- publishing ------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
-"""The follow-up pull request: the fix as one commit on a branch the bot owns, and one open pull request for it.
+"""The follow-up pull request, decided without I/O: its branch, its marker, who owns the branch, what to do
+with it (open, update in place, leave unchanged, hand over, respect a decline), its title and body, and what
+the check run says about it. `publish.py` carries the decision out.
 
-- The branch is `wikiwarden/fix/<target>`; the commit is built with the Git Data API (a tree over the fixed
-  commit's tree, a commit whose parent is that commit) and the branch force-moved to it, but only while every
-  commit the branch adds is the App's own. Once a person commits there, the bot leaves the branch alone.
+- The branch is `wikiwarden/fix/<target>`; the commit is one commit over the fixed commit, and the branch is
+  the bot's only while every commit it adds is the App's own. Once a person commits there, it is theirs.
 - A fix whose files are already on the branch changes nothing (no commit, no ref move, no edit).
 - One open pull request per branch, updated in place; a pull request closed without merging is never
-  reopened, and a fix identical to one closed that way is not proposed again.
+  reopened, and a fix identical to one closed that way is not proposed again. After a merge, the next fix
+  opens a new pull request on the same branch.
 - The body carries a marker with the commit the fix's change started from, so the next fix of the same
   branch covers both changes while the pull request is open.
 """
@@ -17,16 +19,21 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
+from urllib.parse import quote
 
-from gidgethub import BadRequest
-
-from ..fix.engine import FixResult
-from ..source.github import GitHubRepo, TreeEntry, git_blob_id
-from .client import GitHubClient
+from ..claims.resources import parse_resource
+from ..fix.engine import Action, FixResult
+from ..fix.summary import Link, pull_request_body
+from ..source.github import TreeEntry, git_blob_id
 
 FIX_PREFIX = "wikiwarden/fix/"
 _MARKER = re.compile(r"<!-- wikiwarden:fix since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->")
+FORK = (
+    "This pull request comes from a fork: Wikiwarden cannot push to a fork's branch, so it proposes no fix "
+    "here. Once the pull request is merged, the default branch's check offers the fix."
+)
 
 
 def fix_branch_for(target: str) -> str:
@@ -70,6 +77,12 @@ class BranchState:
         found = read_marker((self.open_pull or {}).get("body"))
         return found[0] if found else None
 
+    @property
+    def may_hold_fix(self) -> bool:
+        """Whether the branch may already hold the fix, so its tree is worth comparing (an open pull request's
+        branch the bot still owns)."""
+        return self.sha is not None and self.open_pull is not None and self.person is None
+
     def declined(self, change: str) -> dict[str, Any] | None:
         """A pull request of this very change that was closed without merging."""
         for pull in self.closed_pulls:
@@ -79,63 +92,25 @@ class BranchState:
         return None
 
 
+Outcome = Literal["opened", "updated", "unchanged", "handed-off", "declined"]
+
+
 @dataclass(frozen=True)
-class Published:
-    outcome: str  # opened, updated, unchanged, handed-off, declined
-    pull: dict[str, Any] | None = None
+class PublicationPlan:
+    """What to do with the fix branch and its pull request."""
+
+    outcome: Outcome
+    pull: dict[str, Any] | None = None  # the pull request to update or to point at
+    create_branch: bool = False  # the branch does not exist yet: create it (else force-move it)
+
+    @property
+    def writes(self) -> bool:
+        return self.outcome in ("opened", "updated")
 
 
-def _login(user: Any) -> str | None:
-    return user.get("login") if isinstance(user, dict) else None
-
-
-async def inspect_branch(gh: GitHubClient, repo: str, name: str, fixed: str, bot_login: str) -> BranchState:
-    """Who owns the fix branch (commits it adds over `fixed` not made by the App), and its pull requests."""
-    owner, short = repo.split("/", 1)
-    state = BranchState(name)
-    try:
-        ref = await gh.getitem(
-            "/repos/{owner}/{repo}/git/ref/{ref}", url_vars={"owner": owner, "repo": short, "ref": f"heads/{name}"}
-        )
-        state.sha = ref["object"]["sha"]
-    except BadRequest as exc:
-        if int(exc.status_code) != 404:
-            raise
-    if state.sha is not None and state.sha != fixed:
-        try:
-            compared = await gh.getitem(
-                "/repos/{owner}/{repo}/compare/{basehead}",
-                url_vars={"owner": owner, "repo": short, "basehead": f"{fixed}...{state.sha}"},
-            )
-            commits = compared.get("commits") or []
-        except BadRequest as exc:
-            if int(exc.status_code) != 404:
-                raise
-            commits, state.person = [], "someone (the branch no longer shares history with the code)"
-        for commit in commits:
-            for role in ("author", "committer"):
-                login = _login(commit.get(role))
-                if login != bot_login:
-                    state.person = login or (commit.get("commit") or {}).get(role, {}).get("name") or "someone"
-                    break
-            if state.person:
-                break
-    pulls = await gh.getitem(
-        "/repos/{owner}/{repo}/pulls{?head,state,sort,direction}",
-        url_vars={
-            "owner": owner, "repo": short, "head": f"{owner}:{name}", "state": "all", "sort": "created",
-            "direction": "desc",
-        },
-    )  # fmt: skip
-    for pull in pulls:
-        if pull.get("state") == "open" and state.open_pull is None:
-            state.open_pull = pull
-        elif pull.get("state") == "closed":
-            state.closed_pulls.append(pull)
-    return state
-
-
-def _unchanged(fixed_tree: dict[str, TreeEntry], branch_tree: dict[str, TreeEntry], files: Mapping[str, bytes]) -> bool:
+def holds_fix(
+    fixed_tree: Mapping[str, TreeEntry], branch_tree: Mapping[str, TreeEntry], files: Mapping[str, bytes]
+) -> bool:
     """Whether the branch already holds exactly the fixed commit's tree with these files (blob ids compared
     locally: no write, no upload)."""
     wanted = {path: entry.sha for path, entry in fixed_tree.items()}
@@ -143,103 +118,96 @@ def _unchanged(fixed_tree: dict[str, TreeEntry], branch_tree: dict[str, TreeEntr
     return wanted == {path: entry.sha for path, entry in branch_tree.items()}
 
 
-async def publish_fix(
-    gh: GitHubClient,
-    repo: GitHubRepo,
-    state: BranchState,
-    *,
-    target: str,
-    fixed: str,
-    fixed_tree: str,
-    files: Mapping[str, bytes],
-    title: str,
-    body: str,
-    change: str,
-) -> Published:
-    """Put `files` on the fix branch as one commit over `fixed`, and open or update its pull request."""
+def plan_publication(state: BranchState, change: str, *, holds: bool = False) -> PublicationPlan:
+    """The decision, from the branch's state and this fix's change key (`holds`: the branch already holds the
+    fix, worth asking only when `state.may_hold_fix`)."""
     if state.person:
-        return Published("handed-off", state.open_pull)
+        return PublicationPlan("handed-off", state.open_pull)
     declined = state.declined(change)
     if declined is not None and state.open_pull is None:
-        return Published("declined", declined)
-    owner, name = repo.owner, repo.name
-    url_vars = {"owner": owner, "repo": name}
-    tree = await repo.tree(fixed)
-    if state.sha is not None and state.open_pull is not None and _unchanged(tree, await repo.tree(state.sha), files):
-        return Published("unchanged", state.open_pull)
-
-    entries = [
-        {
-            "path": path,
-            "mode": tree[path].mode if path in tree else "100644",
-            "type": "blob",
-            "content": content.decode(),
-        }
-        for path, content in sorted(files.items())
-    ]
-    new_tree = await gh.post(
-        "/repos/{owner}/{repo}/git/trees", url_vars=url_vars, data={"base_tree": fixed_tree, "tree": entries}
-    )
-    commit = await gh.post(
-        "/repos/{owner}/{repo}/git/commits",
-        url_vars=url_vars,
-        data={
-            "message": title + "\n\nProposed by Wikiwarden: see the pull request.",
-            "tree": new_tree["sha"],
-            "parents": [fixed],
-        },
-    )
-    ref_vars = {**url_vars, "ref": f"heads/{state.name}"}
-    if state.sha is None:
-        try:
-            await gh.post(
-                "/repos/{owner}/{repo}/git/refs",
-                url_vars=url_vars,
-                data={"ref": f"refs/heads/{state.name}", "sha": commit["sha"]},
-            )
-        except BadRequest as exc:
-            if int(exc.status_code) != 422:
-                raise
-            raise BranchRace(state.name) from exc  # created meanwhile: the caller inspects it again
-    else:
-        await gh.patch(
-            "/repos/{owner}/{repo}/git/refs/{ref}", url_vars=ref_vars, data={"sha": commit["sha"], "force": True}
-        )
-
+        return PublicationPlan("declined", declined)
     if state.open_pull is not None:
-        pull = await gh.patch(
-            "/repos/{owner}/{repo}/pulls/{number}",
-            url_vars={**url_vars, "number": str(state.open_pull["number"])},
-            data={"title": title, "body": body},
-        )
-        return Published("updated", pull)
-    try:
-        pull = await gh.post(
-            "/repos/{owner}/{repo}/pulls",
-            url_vars=url_vars,
-            data={"title": title, "head": state.name, "base": target, "body": body},
-        )
-    except BadRequest as exc:
-        if int(exc.status_code) != 422:
-            raise
-        existing = await gh.getitem(
-            "/repos/{owner}/{repo}/pulls{?head,state}",
-            url_vars={**url_vars, "head": f"{owner}:{state.name}", "state": "open"},
-        )
-        if not existing:
-            raise
-        pull = await gh.patch(
-            "/repos/{owner}/{repo}/pulls/{number}",
-            url_vars={**url_vars, "number": str(existing[0]["number"])},
-            data={"title": title, "body": body},
-        )
-        return Published("updated", pull)
-    return Published("opened", pull)
+        if holds and state.may_hold_fix:
+            return PublicationPlan("unchanged", state.open_pull)
+        return PublicationPlan("updated", state.open_pull, create_branch=state.sha is None)
+    return PublicationPlan("opened", None, create_branch=state.sha is None)  # first time, or after a merge
 
 
-class BranchRace(Exception):
-    """The fix branch appeared between looking and creating it (another job, or a person)."""
+# -- what the pull request and the check run say ---------------------------------------------------------
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"the branch {name} was created by someone else meanwhile")
-        self.name = name
+
+@dataclass(frozen=True)
+class FixStatus:
+    """What the check run says about the fix, and where the pull request is."""
+
+    text: str
+    url: str | None = None
+
+
+def iso_time(date: str) -> str:
+    """A commit date as OpenWiki writes times (`toISOString`): the fix's deterministic "now"."""
+    when = datetime.fromisoformat(date.replace("Z", "+00:00"))
+    return when.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def evidence_links(html_url: str | None, before: str | None, now: str) -> Link | None:
+    """Links to evidence at the change's start ("before") and at the fixed commit ("now")."""
+    if not html_url:
+        return None
+
+    def link(resource: str, when: str) -> str | None:
+        commit = before if when == "before" else now
+        if commit is None:
+            return None
+        try:
+            res = parse_resource(resource)
+        except ValueError:
+            return None
+        lines = f"#L{res.start}-L{res.end}" if res.start is not None else ""
+        return f"{html_url}/blob/{commit}/{quote(res.path)}{lines}"
+
+    return link
+
+
+def counts(result: FixResult) -> str:
+    found = [(a, sum(1 for o in result.outcomes if o.action is a)) for a in Action]
+    return ", ".join(f"{n} {a.value}" for a, n in found if n) or "nothing to change"
+
+
+def flagged_reasons(result: FixResult) -> str:
+    return " ".join(f"{o.page}: “{o.statement}” ({o.reason})." for o in result.flagged[:10])
+
+
+def proposal(
+    result: FixResult, *, target: str, fixed: str, since: str | None, links: Link | None
+) -> tuple[str, str, str]:
+    """The fix's change key, the pull request's title and its body."""
+    key = change_key(result)
+    body = pull_request_body(
+        result, heading=f"Wikiwarden: the wiki, true to `{target}` again", marker=marker(since, key), link=links
+    )
+    title = f"Wiki: {counts(result)} after {target} {fixed[:7]}"[:250]
+    return key, title, body
+
+
+def describe(plan: PublicationPlan, pull: Mapping[str, Any] | None, state: BranchState, result: FixResult) -> FixStatus:
+    """What the check run says once the plan is carried out (`pull`: the pull request it ended with)."""
+    pull = pull or {}
+    number, url = pull.get("number"), pull.get("html_url")
+    if plan.outcome == "handed-off":
+        return FixStatus(
+            f"The branch `{state.name}` has commits by {state.person}, so Wikiwarden no longer updates it"
+            + (f" (#{number})" if number else "")
+            + ". Merge or close that work, or delete the branch, and Wikiwarden will propose fixes again.",
+            url,
+        )
+    if plan.outcome == "declined":
+        return FixStatus(
+            f"This very fix was proposed in #{number} and closed without merging; Wikiwarden does not propose it "
+            "again. Correct the claims by hand (`wikiwarden claim confirm` / `retract`) or reopen it.",
+            url,
+        )
+    verb = {"opened": "opened", "updated": "updated", "unchanged": "already holds this fix:"}[plan.outcome]
+    flagged = len(result.flagged)
+    tail = f" {flagged} claims still need a person." if flagged else ""
+    return FixStatus(f"Fix pull request #{number} {verb} {counts(result)}.{tail}", url)

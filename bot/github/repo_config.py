@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ..claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
 from ..okf.yaml12 import YAMLError, load_yaml
+from ..source.github import GitHubSnapshot, GitHubSource
 
 CONFIG_PATH = ".github/wikiwarden.yml"
 
@@ -67,3 +68,11 @@ def parse_repo_config(data: bytes | None) -> RepoConfig:
             where = ".".join(str(part) for part in error["loc"])
             problems.append(f"`{where}`: {error['msg']}" if where else error["msg"])
         raise ConfigError(f"{CONFIG_PATH}: " + "; ".join(problems)) from None
+
+
+async def read_repo_config(source: GitHubSource, head: GitHubSnapshot) -> RepoConfig:
+    """The config at the commit being checked (the defaults when it has none); ConfigError when invalid."""
+    if CONFIG_PATH not in head.tree:
+        return RepoConfig()
+    await source.fetch(head, [CONFIG_PATH])
+    return parse_repo_config(head.read(CONFIG_PATH))

@@ -1,40 +1,40 @@
-"""The App's long-lived parts, shared by every job of a process: one HTTP session, the token cache, the
-ETag and blob caches, request statistics; and the dispatch of a job to the code that runs it."""
+"""The App's long-lived parts, shared by every job of a process: one HTTP session, the token cache, the ETag
+and blob caches, request statistics, the agent factory; and one try of a job, handed to the runner its kind
+names in the table the process was built with (`runners.py`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp
-import openai
 from cachetools import LRUCache
 from gidgethub import apps
 
-from ..agent.agent import Agent, make_client
-from ..agent.budget import AnswerCache, Budget, DailyLedger, Ledger, RedisAnswerCache, RedisLedger
+from ..agent.factory import AgentFactory
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned
+from ..jobs.requests import FixRequest
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
-from ..source.github import GitHubRepo, SourceCache
+from ..source.github import GitHubSource, SourceCache
 from .auth import InstallationTokens
-from .checking import run_check
 from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
-from .fixing import run_fix
-from .repo_config import RepoConfig
 
 log = logging.getLogger(__name__)
 
+Runner = Callable[["AppRuntime", Job, Attempt], Awaitable[None]]
+
 
 class AppRuntime:
-    def __init__(self, settings: Settings, session: aiohttp.ClientSession) -> None:
+    def __init__(self, settings: Settings, session: aiohttp.ClientSession, runners: Mapping[str, Runner]) -> None:
         self.settings = settings
         self.session = session
+        self.runners = runners
         self.stats = RequestStats()
         self.policy = RetryPolicy(
             max_retries=settings.max_retries,
@@ -43,18 +43,16 @@ class AppRuntime:
             secondary_min_seconds=max(settings.retry_base_seconds, min(60.0, settings.max_wait_seconds)),
         )
         self.etags: LRUCache[str, Any] = LRUCache(maxsize=4096)  # conditional GETs: a 304 costs no quota
-        self.source = SourceCache(blob_bytes=settings.blob_cache_bytes)
+        self.cache = SourceCache(blob_bytes=settings.blob_cache_bytes)
         self._pem = settings.private_key_pem()
         self.app_client = self._client(app_id=str(settings.app_id), private_key=self._pem)
         self.tokens = InstallationTokens(self.app_client, settings.app_id, self._pem)
         self._bot_login: str | None = f"{settings.app_slug}[bot]" if settings.app_slug else None
         self._bot_login_lock = asyncio.Lock()
         self.gates: LRUCache[int, MutationGate] = LRUCache(maxsize=10_000)  # per installation
-        # Tokens per repository per day, and the answers already paid for: this process's own, until
+        # The agent for every fix; its daily ledger and paid answers are this process's own until
         # `share_through` puts them in Redis for every worker.
-        self.ledger: Ledger = DailyLedger()
-        self.answers: AnswerCache = AnswerCache()
-        self._openai: openai.AsyncOpenAI | None = None
+        self.agents = AgentFactory(settings)
         self.submit: Callable[[Job], Awaitable[bool]] | None = None  # the queue's, for jobs that follow jobs
 
     def _client(self, **auth: Any) -> GitHubClient:
@@ -74,33 +72,16 @@ class AppRuntime:
             gate = self.gates[installation_id] = MutationGate(self.settings.mutation_spacing_seconds)
         return self._client(oauth_token=await self.tokens.token(installation_id), gate=gate)
 
-    def repo(self, gh: GitHubClient, full_name: str, max_file_bytes: int) -> GitHubRepo:
-        return GitHubRepo(gh, full_name, self.settings.graphql_url, self.source, max_file_bytes)
+    def source(self, gh: GitHubClient, full_name: str) -> GitHubSource:
+        """The repository as the use cases read it, through this installation's client and the shared cache."""
+        return GitHubSource(gh, full_name, self.settings.graphql_url, self.cache, self.settings.max_file_bytes)
 
     def share_through(self, redis: Any) -> None:
         """Keep the daily token budgets and the paid answers in Redis, shared by every worker."""
-        self.ledger = RedisLedger(redis)
-        self.answers = RedisAnswerCache(redis)
-
-    def agent(self, config: RepoConfig, repo: str) -> Agent | None:
-        """The agent for one fix: the repository's model (else the App's), budgets the lower of the App's
-        and the repository's. None without a model: the fix does the deterministic work only."""
-        model = config.model or self.settings.model
-        if not model:
-            return None
-        if self._openai is None:
-            self._openai = make_client(self.settings)  # one client, its connections reused by every fix
-        budget = Budget(
-            per_run=min(config.limits.tokens_per_run, self.settings.tokens_per_run),
-            per_day=min(config.limits.tokens_per_day, self.settings.tokens_per_day),
-            repo=repo,
-            ledger=self.ledger,
-        )
-        return Agent(self._openai, model, budget, self.answers)
+        self.agents.share_through(redis)
 
     async def close(self) -> None:
-        if self._openai is not None:
-            await self._openai.close()
+        await self.agents.close()
 
     async def bot_login(self) -> str:
         """`<slug>[bot]`: the login of the App's own pushes and pull requests, to ignore their events."""
@@ -118,22 +99,25 @@ class AppRuntime:
         log.error("job failed: %s", type(exc).__name__, extra={"delivery": job.delivery, "job_key": job.key})
         if not isinstance(exc, JobAbandoned):
             return
-        data = job.data
-        gh = await self.client(int(data["installation_id"]))
-        repo, head = data["repo"], data["head_sha"]
-        run_id = data.get("check_run_id") or await find_check_run(gh, repo, head, self.settings.app_id)
+        request = job.request
+        gh = await self.client(request.repo.installation_id)
+        repo, head = request.repo.full_name, request.head_sha
+        run_id = request.check_run_id if isinstance(request, FixRequest) else None
+        run_id = run_id or await find_check_run(gh, repo, head, self.settings.app_id)
         text = f"Wikiwarden gave up: {exc}. Re-run the check to try again."
         if job.kind == "check" and run_id is not None:
             await complete_check_run(gh, repo, run_id, failure_output("Wikiwarden could not check this commit", text))
         elif run_id is not None:
-            await note_on_check_run(gh, repo, int(run_id), text)
+            await note_on_check_run(gh, repo, run_id, text)
 
     async def run(self, job: Job, attempt: Attempt = ONLY_TRY) -> None:
         """Run one try of a job, timed and counted, its log lines carrying the delivery and repository."""
-        runner = {"check": run_check, "fix": run_fix}.get(job.kind)
+        runner = self.runners.get(job.kind)
         if runner is None:
             raise ValueError(f"unknown job kind {job.kind!r}")
-        context = work_context(delivery=job.delivery, repo=job.data.get("repo"), job_kind=job.kind, job_key=job.key)
+        context = work_context(
+            delivery=job.delivery, repo=job.request.repo.full_name, job_kind=job.kind, job_key=job.key
+        )
         with context, JOB_SECONDS.labels(job.kind).time(), JOBS_RUNNING.labels(job.kind).track_inprogress():
             log.info("job started", extra={"try": attempt.number})
             started = time.monotonic()

@@ -5,25 +5,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+from .requests import CheckRequest, FixRequest, request_from_json, request_to_json
 
 
 @dataclass(frozen=True)
 class Job:
-    """One piece of work, JSON-serialisable so any backend can carry it."""
+    """One piece of work: a typed request, and what the queue needs to carry it."""
 
-    kind: str  # "check" or "fix"
     key: str  # jobs with the same key run one at a time, and a newer one replaces a queued older one
     delivery: str  # the webhook delivery that caused it (for de-duplication and logs)
-    data: dict[str, Any] = field(default_factory=dict)
+    request: CheckRequest | FixRequest
+
+    @property
+    def kind(self) -> str:
+        return self.request.kind
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "key": self.key, "delivery": self.delivery, "data": self.data}
+        """The job as JSON, for a queue that leaves the process."""
+        return {"key": self.key, "delivery": self.delivery, "request": request_to_json(self.request)}
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Job:
-        return cls(value["kind"], value["key"], value["delivery"], dict(value.get("data") or {}))
+        return cls(value["key"], value["delivery"], request_from_json(value["request"]))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from arq.constants import expires_extra_ms, job_key_prefix
 from arq.jobs import serialize_job
 from arq.utils import timestamp_ms
 from arq.worker import Retry
+from pydantic import ValidationError
 
 from ..metrics import JOBS
 from . import DELIVERY_MEMORY_SECONDS, Job, JobAbandoned, JobHandler, RetryPolicy, run_try
@@ -111,7 +112,12 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
     `timeout`, and on failure either ask arq to try again later or, on the last try, report it."""
 
     async def run_job(ctx: dict[str, Any], payload: dict[str, Any]) -> str:
-        job = Job.from_json(payload)
+        try:
+            job = Job.from_json(payload)
+        except (KeyError, TypeError, ValidationError) as exc:  # queued by another version of Wikiwarden
+            JOBS.labels("unknown", "failed").inc()
+            log.error("dropped a queued job this version cannot read: %s", type(exc).__name__, extra={"job": payload})
+            return "unreadable"
         redis: ArqRedis = ctx["redis"]
         number = int(ctx.get("job_try") or 1)
         if number > retry.max_tries:  # the last try itself died with its worker

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from hashlib import sha256
 from typing import Any
 
+from .. import __version__
 from ..claims.collation import collation_key
 from ..claims.errors import EvidenceResourceError
 from ..claims.resources import parse_resource
@@ -22,6 +23,7 @@ from .render import json_quoted, list_item
 
 SOURCE_ID_PREFIX = "openwiki-source-"
 WIKIWARDEN_ACTOR_PREFIX = "wikiwarden/"
+ACTOR = WIKIWARDEN_ACTOR_PREFIX + __version__  # who Wikiwarden is in `generated`, `verified` and `.last-update.json`
 GENERATED_FLAG = "openwiki_generated"
 _MISSING = object()
 _JS_SPACE = f"[{re.escape(JS_WHITESPACE)}]"  # JavaScript's \s

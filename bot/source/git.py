@@ -18,8 +18,7 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
-from ..claims.snapshot import Entry, Kind
-from ..claims.sweep import FileChange
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
@@ -185,11 +184,16 @@ class GitRepository:
                     self._blobs[oid] = data
         return found
 
-    def snapshot(self, rev: str) -> CommitSnapshot:
-        return CommitSnapshot(self, self.resolve(rev), rev)
+    def snapshot(self, rev: str, label: str | None = None) -> CommitSnapshot:
+        return CommitSnapshot(self, self.resolve(rev), label or rev)
 
     def worktree(self) -> WorktreeSnapshot:
         return WorktreeSnapshot(self.root)
+
+    def change(self, base: str, head: str | None = None, label: str | None = None) -> Change:
+        """The change from commit `base` to commit `head` (the working tree when None), with its base snapshot."""
+        base_snapshot = self.snapshot(base, label)
+        return Change(base_snapshot, self.changes(base_snapshot.commit, head))
 
     def changes(self, base: str, head: str | None = None) -> tuple[FileChange, ...]:
         """Files that differ from commit `base` to commit `head`, or to the working tree when `head` is None.
@@ -285,6 +289,7 @@ class WorktreeSnapshot:
     def __init__(self, root: Path, label: str = "working tree") -> None:
         self.root = root
         self.label = label
+        self.commit: str | None = None
         self._dir_is_real: dict[str, bool] = {}
 
     def _real_dir(self, relative: str) -> bool:
@@ -336,3 +341,33 @@ class WorktreeSnapshot:
                 found = self.entry(path)
                 if found is not None:
                     yield path, found
+
+
+class LocalSource:
+    """A local repository as the use cases' `Source`: reading is local and cheap, so a fetch is only a hint
+    to read many files in one batch."""
+
+    def __init__(self, repo: GitRepository) -> None:
+        self.repo = repo
+
+    async def snapshot(self, rev: str | None = None, label: str | None = None) -> Snapshot:
+        return self.repo.snapshot(rev, label) if rev is not None else self.repo.worktree()
+
+    async def change(
+        self, base: str, head: Snapshot, *, merge_base: bool = False, label: str | None = None
+    ) -> Change | None:
+        """The change from `base` to `head` (a commit, or the working tree); `merge_base` starts it where the
+        two histories met, as a pull request's change does."""
+        start = base
+        if merge_base:
+            start = self.repo.git("merge-base", "--end-of-options", base, head.commit or "HEAD").decode().strip()
+        return self.repo.change(start, head.commit, label or base)
+
+    async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
+        snapshot.prefetch(paths)
+
+    def files(self, snapshot: Snapshot) -> list[str]:
+        if snapshot.commit is not None:
+            return list(self.repo.tree(snapshot.commit))
+        tracked = self.repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        return [p.decode("utf-8", "surrogateescape") for p in tracked.split(b"\0") if p]

@@ -1,9 +1,12 @@
-"""A repository on GitHub as snapshots for the sweep: trees, file contents and changes over the API.
+"""A repository on GitHub as the use cases' `Source`: trees, file contents and changes over the API.
 
 Contents are cached by blob sha across jobs, so a file that did not change is never fetched twice; many
 files come in one GraphQL request, and each is checked against its git blob id (so the bytes hashed are
-exactly git's), with the REST blob endpoint as the fallback. The sweep is synchronous and pure: a snapshot
-that lacks a file raises NeedFiles, the driver fetches what is missing in a batch and runs it again.
+exactly git's), with the REST blob endpoint as the fallback. The core is synchronous and pure: the use
+cases ask it which files it will read, fetch them here in batches, and only then run it.
+
+The client is anything with gidgethub's `getitem` and a retrying `graphql_query` (the App's `GitHubClient`):
+this module sits below `bot/github/` and never imports it.
 """
 
 from __future__ import annotations
@@ -11,15 +14,15 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+import logging
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from cachetools import LRUCache
+from gidgethub import BadRequest
 
-from ..claims.results import SweepReport
-from ..claims.snapshot import Entry, Kind
-from ..claims.sweep import Change, FileChange, SweepOptions, sweep
-from ..github.client import GitHubClient
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
 
 COMPARE_FILE_CAP = 300  # GitHub lists at most 300 files of a comparison
 GRAPHQL_BATCH_OBJECTS = 100
@@ -27,13 +30,19 @@ GRAPHQL_BATCH_BYTES = 4 << 20
 _MODES = {"100644": Kind.FILE, "100755": Kind.FILE, "120000": Kind.SYMLINK, "160000": Kind.OTHER}
 
 
-class NeedFiles(Exception):
-    """The sweep needs files that are not fetched yet (the driver fetches them and runs it again)."""
+log = logging.getLogger(__name__)
 
-    def __init__(self, snapshot: GitHubSnapshot, paths: Sequence[str]) -> None:
-        super().__init__(f"{len(paths)} files of {snapshot.label} are not fetched yet")
-        self.snapshot = snapshot
-        self.paths = list(paths)
+
+class GitHubReader(Protocol):
+    """What this module asks of a GitHub client: REST reads and GraphQL queries, each retried as GitHub asks."""
+
+    async def getitem(self, url: str, url_vars: Mapping[str, Any] | None = ..., **kwargs: Any) -> Any: ...
+
+    async def graphql_query(self, query: str, *, endpoint: str, **variables: Any) -> Any: ...
+
+
+class NotFetched(LookupError):
+    """The core read a file the use case did not fetch first: a bug in the read plan, never the user's."""
 
 
 def git_blob_id(data: bytes) -> str:
@@ -67,13 +76,15 @@ class SourceCache:
 
 
 class GitHubSnapshot:
-    """A commit of a GitHub repository, read from the tree listing and the blob cache."""
+    """A commit of a GitHub repository: its tree listing, and the contents fetched for it (kept for the job, so
+    the shared cache may evict them meanwhile without a read failing)."""
 
-    def __init__(self, repo: GitHubRepo, commit: str, tree: dict[str, TreeEntry], label: str) -> None:
+    def __init__(self, repo: GitHubSource, commit: str, tree: dict[str, TreeEntry], label: str) -> None:
         self.repo = repo
         self.commit = commit
         self.tree = tree
         self.label = label
+        self._held: dict[str, bytes] = {}  # blob sha → contents, for this job
         self._symlinks = {p for p, e in tree.items() if e.kind is Kind.SYMLINK}
         self._dirs = {p.rsplit("/", k)[0] for p in tree for k in range(1, p.count("/") + 1)}
 
@@ -91,26 +102,34 @@ class GitHubSnapshot:
 
     def read(self, path: str) -> bytes:
         sha = self.tree[path].sha
-        data = self.repo.cache.blobs.get(sha)
+        data = self._held.get(sha)
         if data is None:
-            raise NeedFiles(self, [path])
+            raise NotFetched(f"{path} of {self.label} was read before it was fetched")
         return data
 
     def missing(self, paths: Iterable[str]) -> list[str]:
+        """Which of `paths` are files this snapshot still lacks (within the size limit: larger ones are errors
+        the core reports from the listing alone)."""
         limit = self.repo.max_file_bytes
-        return [
-            p
-            for p in paths
-            if (e := self.tree.get(p)) is not None
-            and e.kind is Kind.FILE
-            and (e.size is None or e.size <= limit)
-            and e.sha not in self.repo.cache.blobs
-        ]
+        wanted = []
+        for path in paths:
+            entry = self.tree.get(path)
+            if entry is None or entry.kind is not Kind.FILE or entry.sha in self._held:
+                continue
+            if entry.size is not None and entry.size > limit:
+                continue
+            cached = self.repo.cache.blobs.get(entry.sha)
+            if cached is not None:
+                self._held[entry.sha] = cached
+            else:
+                wanted.append(path)
+        return wanted
+
+    def hold(self, sha: str, data: bytes) -> None:
+        self._held[sha] = data
 
     def prefetch(self, paths: Iterable[str]) -> None:
-        missing = self.missing(paths)
-        if missing:
-            raise NeedFiles(self, missing)
+        """Nothing to do: the use case fetched every file the core reads before it ran."""
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         prefix = top.rstrip("/") + "/"
@@ -119,11 +138,11 @@ class GitHubSnapshot:
                 yield path, Entry(found.kind, found.size)
 
 
-class GitHubRepo:
+class GitHubSource:
     """One repository, seen by one job through one installation's client."""
 
     def __init__(
-        self, gh: GitHubClient, full_name: str, graphql_url: str, cache: SourceCache, max_file_bytes: int
+        self, gh: GitHubReader, full_name: str, graphql_url: str, cache: SourceCache, max_file_bytes: int
     ) -> None:
         self.gh = gh
         self.owner, self.name = full_name.split("/", 1)
@@ -149,12 +168,23 @@ class GitHubRepo:
             self.cache.trees[commit] = tree
         return tree
 
-    async def snapshot(self, commit: str, label: str | None = None) -> GitHubSnapshot:
-        return GitHubSnapshot(self, commit, await self.tree(commit), label or commit)
+    async def snapshot(self, rev: str | None = None, label: str | None = None) -> GitHubSnapshot:
+        if rev is None:
+            raise ValueError("a GitHub repository has no working tree: name the commit")
+        return GitHubSnapshot(self, rev, await self.tree(rev), label or rev)
 
-    async def fetch(self, snapshot: GitHubSnapshot, paths: Iterable[str]) -> None:
-        """Bring the contents of `paths` into the cache: GraphQL batches, REST for what GraphQL cannot give."""
-        wanted = {snapshot.tree[p].sha: snapshot.tree[p].size or 0 for p in snapshot.missing(paths)}
+    def files(self, snapshot: Snapshot) -> list[str]:
+        return list(self._own(snapshot).tree)
+
+    def _own(self, snapshot: Snapshot) -> GitHubSnapshot:
+        if not isinstance(snapshot, GitHubSnapshot) or snapshot.repo is not self:
+            raise TypeError(f"{snapshot.label} is not a snapshot of {self.full_name}")
+        return snapshot
+
+    async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
+        """Bring the contents of `paths` in: GraphQL batches, REST for what GraphQL cannot give."""
+        held = self._own(snapshot)
+        wanted = {held.tree[p].sha: held.tree[p].size or 0 for p in held.missing(paths)}
         batches: list[list[str]] = [[]]
         size = 0
         for sha, blob_size in wanted.items():
@@ -166,11 +196,11 @@ class GitHubRepo:
         leftovers: list[str] = []
         for batch in batches:
             if batch:
-                leftovers.extend(await self._graphql_blobs(batch))
+                leftovers.extend(await self._graphql_blobs(batch, held))
         for sha in leftovers:
-            await self._rest_blob(sha)
+            await self._rest_blob(sha, held)
 
-    async def _graphql_blobs(self, shas: list[str]) -> list[str]:
+    async def _graphql_blobs(self, shas: list[str], into: GitHubSnapshot) -> list[str]:
         fields = " ".join(
             f'b{n}: object(oid: "{sha}") {{ ... on Blob {{ oid isBinary isTruncated text }} }}'
             for n, sha in enumerate(shas)
@@ -180,16 +210,17 @@ class GitHubRepo:
         objects = (data or {}).get("repository") or {}
         leftovers = []
         for n, sha in enumerate(shas):
-            blob = objects.get(f"b{n}")
-            text = blob.get("text") if blob else None
+            blob = objects.get(f"b{n}") or {}
+            text = blob.get("text")
             content = text.encode("utf-8") if isinstance(text, str) and not blob.get("isTruncated") else None
             if content is not None and git_blob_id(content) == sha:
                 self.cache.keep_blob(sha, content)
+                into.hold(sha, content)
             else:
                 leftovers.append(sha)  # binary, truncated, or text that is not the exact bytes
         return leftovers
 
-    async def _rest_blob(self, sha: str) -> None:
+    async def _rest_blob(self, sha: str, into: GitHubSnapshot) -> None:
         blob = await self.gh.getitem(
             "/repos/{owner}/{repo}/git/blobs/{sha}", url_vars={"owner": self.owner, "repo": self.name, "sha": sha}
         )
@@ -197,6 +228,22 @@ class GitHubRepo:
         if git_blob_id(content) != sha:
             raise RuntimeError(f"blob {sha} of {self.full_name} came back with other content")
         self.cache.keep_blob(sha, content)
+        into.hold(sha, content)
+
+    async def change(
+        self, base: str, head: Snapshot, *, merge_base: bool = False, label: str | None = None
+    ) -> Change | None:
+        """The change from `base` to `head`; None (every claim is checked) when GitHub no longer knows the
+        base commit (a force-push dropped it)."""
+        assert head.commit is not None
+        try:
+            start, files = await self.changes(base, head.commit, merge_base=merge_base)
+        except BadRequest as exc:
+            if int(exc.status_code) != 404:
+                raise
+            log.warning("base commit unknown to GitHub; checking every claim", extra={"repo": self.full_name})
+            return None
+        return Change(await self.snapshot(start, label=f"{label or base} ({start[:12]})"), files)
 
     async def changes(self, base: str, head: str, *, merge_base: bool) -> tuple[str, tuple[FileChange, ...]]:
         """The files that differ, and the commit they differ from.
@@ -223,7 +270,7 @@ class GitHubRepo:
         return tree_diff(old, new)
 
 
-def _from_compare(files: list[dict]) -> Iterator[FileChange]:
+def _from_compare(files: list[dict[str, Any]]) -> Iterator[FileChange]:
     for item in files:
         status, name = item["status"], item["filename"]
         if status in ("added", "copied"):
@@ -257,17 +304,3 @@ def tree_diff(old: dict[str, TreeEntry], new: dict[str, TreeEntry]) -> tuple[Fil
             changes.append(FileChange(path, None))
     changes.extend(FileChange(None, p) for p in added if p not in renamed_to)
     return tuple(sorted(changes, key=lambda c: c.new_path or c.old_path or ""))
-
-
-async def sweep_github(
-    repo: GitHubRepo, head: GitHubSnapshot, change: Change | None, options: SweepOptions, max_rounds: int = 6
-) -> SweepReport:
-    """Run the pure sweep on GitHub snapshots, fetching in batches whatever it asks for."""
-    wiki_files = [p for p in head.tree if p.startswith(f"{options.wiki_dir}/.claims/") or p == ".openwikiignore"]
-    await repo.fetch(head, wiki_files)
-    for _ in range(max_rounds):
-        try:
-            return await asyncio.to_thread(sweep, head, change, options)
-        except NeedFiles as need:
-            await repo.fetch(need.snapshot, need.paths)
-    raise RuntimeError(f"the sweep of {repo.full_name} kept needing files after {max_rounds} rounds")

@@ -9,8 +9,9 @@ from gidgethub.routing import Router
 from gidgethub.sansio import Event
 
 from ...jobs import Job
+from ...jobs.requests import CheckRequest, FixRequest
 from ..checks import CHECK_NAME, FIX_ACTION
-from .fields import repo_fields
+from .fields import repo_ref
 
 if TYPE_CHECKING:
     from . import WebhookContext
@@ -47,19 +48,15 @@ def _change(repo: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
 
 def _recheck(data: dict[str, Any], suite: dict[str, Any], delivery: str) -> Job:
     change = _change(data["repository"], suite)
-    return Job(
-        kind="check",
-        key=f"{data['repository']['id']}:{change['key']}",
-        delivery=delivery,
-        data={
-            **repo_fields(data),
-            "head_sha": suite["head_sha"],
-            "base": change["base"],
-            "base_label": change["base_label"],
-            "merge_base": True,
-            "new_run": True,  # GitHub asks for a new check run when one is re-requested
-        },
+    request = CheckRequest(
+        repo=repo_ref(data),
+        head_sha=suite["head_sha"],
+        base=change["base"],
+        base_label=change["base_label"],
+        merge_base=True,
+        new_run=True,  # GitHub asks for a new check run when one is re-requested
     )
+    return Job(f"{data['repository']['id']}:{change['key']}", delivery, request)
 
 
 @router.register("check_suite", action="rerequested")
@@ -83,22 +80,15 @@ async def on_requested_action(event: Event, ctx: WebhookContext) -> None:
     suite = {**(run.get("check_suite") or {}), "pull_requests": run.get("pull_requests") or []}
     change = _change(data["repository"], suite)
     target = change["target"]
-    await ctx.enqueue(
-        Job(
-            kind="fix",
-            key=f"{data['repository']['id']}:fix:{target or run['head_sha']}",
-            delivery=ctx.delivery,
-            data={
-                **repo_fields(data),
-                "head_sha": run["head_sha"],
-                "check_run_id": run["id"],
-                "target": target,
-                "fork": target is None,
-                "base": change["base"],
-                "base_label": change["base_label"],
-                "merge_base": True,
-                "pr_number": change["pr_number"],
-                "requested_by": (data.get("sender") or {}).get("login"),
-            },
-        )
+    request = FixRequest(
+        repo=repo_ref(data),
+        head_sha=run["head_sha"],
+        check_run_id=run["id"],
+        target=target,
+        base=change["base"],
+        base_label=change["base_label"],
+        merge_base=True,
+        pr_number=change["pr_number"],
+        requested_by=(data.get("sender") or {}).get("login"),
     )
+    await ctx.enqueue(Job(f"{data['repository']['id']}:fix:{target or run['head_sha']}", ctx.delivery, request))

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...jobs.requests import RepoRef
 
-def repo_fields(data: dict[str, Any]) -> dict[str, Any]:
+
+def repo_ref(data: dict[str, Any]) -> RepoRef:
     repo = data["repository"]
-    return {
-        "installation_id": data["installation"]["id"],
-        "repo": repo["full_name"],
-        "repo_id": repo["id"],
-        "html_url": repo.get("html_url"),
-    }
+    return RepoRef(
+        installation_id=data["installation"]["id"],
+        full_name=repo["full_name"],
+        id=repo["id"],
+        html_url=repo.get("html_url"),
+    )

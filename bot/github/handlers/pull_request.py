@@ -8,7 +8,8 @@ from gidgethub.routing import Router
 from gidgethub.sansio import Event
 
 from ...jobs import Job
-from .fields import repo_fields
+from ...jobs.requests import CheckRequest
+from .fields import repo_ref
 
 if TYPE_CHECKING:
     from . import WebhookContext
@@ -25,21 +26,15 @@ async def on_pull_request(event: Event, ctx: WebhookContext) -> None:
     repo = data["repository"]
     head_repo = (pull.get("head") or {}).get("repo") or {}
     fork = head_repo.get("full_name") != repo["full_name"]
-    await ctx.enqueue(
-        Job(
-            kind="check",
-            key=f"{repo['id']}:pr:{pull['number']}",
-            delivery=ctx.delivery,
-            data={
-                **repo_fields(data),
-                "head_sha": pull["head"]["sha"],
-                "head_label": f"#{pull['number']} ({pull['head']['sha'][:12]})",
-                "base": pull["base"]["sha"],
-                "base_label": pull["base"]["ref"],
-                "merge_base": True,
-                "pr_number": pull["number"],
-                "branch": pull["head"]["ref"],
-                "fork": fork,
-            },
-        )
+    request = CheckRequest(
+        repo=repo_ref(data),
+        head_sha=pull["head"]["sha"],
+        head_label=f"#{pull['number']} ({pull['head']['sha'][:12]})",
+        base=pull["base"]["sha"],
+        base_label=pull["base"]["ref"],
+        merge_base=True,
+        pr_number=pull["number"],
+        branch=pull["head"]["ref"],
+        fork=fork,
     )
+    await ctx.enqueue(Job(f"{repo['id']}:pr:{pull['number']}", ctx.delivery, request))

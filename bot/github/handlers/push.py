@@ -8,7 +8,8 @@ from gidgethub.routing import Router
 from gidgethub.sansio import Event
 
 from ...jobs import Job
-from .fields import repo_fields
+from ...jobs.requests import CheckRequest
+from .fields import repo_ref
 
 if TYPE_CHECKING:
     from . import WebhookContext
@@ -35,23 +36,17 @@ async def on_push(event: Event, ctx: WebhookContext) -> None:
         base, merge_base, base_label = before, False, f"before the force-push ({before[:12]})"  # tree to tree
     else:
         base, merge_base, base_label = before, True, before[:12]
-    await ctx.enqueue(
-        Job(
-            kind="check",
-            key=f"{repo['id']}:branch:{branch}",
-            delivery=ctx.delivery,
-            data={
-                **repo_fields(data),
-                "head_sha": after,
-                "head_label": f"{branch} ({after[:12]})",
-                "base": base,
-                "base_label": base_label,
-                "merge_base": merge_base,
-                "branch": branch,
-                # A branch with an open pull request is checked against the pull request's base, so the
-                # push and the pull request events agree on one check run.
-                "prefer_pull_request": branch != default,
-                "default_branch": branch == default,
-            },
-        )
+    request = CheckRequest(
+        repo=repo_ref(data),
+        head_sha=after,
+        head_label=f"{branch} ({after[:12]})",
+        base=base,
+        base_label=base_label,
+        merge_base=merge_base,
+        branch=branch,
+        # A branch with an open pull request is checked against the pull request's base, so the push and
+        # the pull request events agree on one check run.
+        prefer_pull_request=branch != default,
+        default_branch=branch == default,
     )
+    await ctx.enqueue(Job(f"{repo['id']}:branch:{branch}", ctx.delivery, request))

@@ -7,12 +7,12 @@ import stat
 import uuid
 from pathlib import Path
 
-from .claims.errors import EvidenceSecurityError
-from .claims.pages import sidecar_for
-from .claims.sidecar import Claim, Sidecar, parse_sidecar, render_sidecar
-from .claims.snapshot import Kind
-from .claims.sweep import load_wiki
-from .source.git import WorktreeSnapshot
+from ..claims.errors import EvidenceSecurityError
+from ..claims.pages import sidecar_for
+from ..claims.sidecar import Claim, Sidecar, parse_sidecar, render_sidecar
+from ..claims.snapshot import Kind
+from ..claims.sweep import load_wiki
+from .git import WorktreeSnapshot
 
 
 class LocalWiki:

@@ -1,0 +1,40 @@
+"""Check: every claim a change can have affected, evaluated at the head, through any source."""
+
+from __future__ import annotations
+
+import asyncio
+
+from ..claims.results import SweepReport
+from ..claims.snapshot import Change, Snapshot
+from ..claims.sweep import Sweeper, SweepOptions, wiki_reads
+from ..source import Source
+from ..source.git import GitRepository, LocalSource
+
+
+async def check(source: Source, head: Snapshot, change: Change | None, options: SweepOptions) -> SweepReport:
+    """Sweep the wiki at `head` through `change` (every claim, without one).
+
+    The core says what it will read before it runs (the sidecars and the ignore file, then the files the
+    loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop.
+    """
+    await source.fetch(head, wiki_reads(head, options.wiki_dir))
+    sweeper = Sweeper(head, change, options)
+    wiki = sweeper.load()
+    for snapshot, paths in sweeper.reads(wiki):
+        await source.fetch(snapshot, paths)
+    return await asyncio.to_thread(sweeper.sweep, wiki)
+
+
+async def check_revisions(source: Source, head: str | None, base: str | None, options: SweepOptions) -> SweepReport:
+    """The check the command line runs: `head` a commit (the working tree when None), through the change from
+    commit `base` when given."""
+    head_snapshot = await source.snapshot(head)
+    change = await source.change(base, head_snapshot) if base is not None else None
+    return await check(source, head_snapshot, change, options)
+
+
+def check_repository(
+    repo: GitRepository, base: str | None = None, head: str | None = None, options: SweepOptions | None = None
+) -> SweepReport:
+    """`check_revisions` on a local repository, from synchronous code (the command line, the demo)."""
+    return asyncio.run(check_revisions(LocalSource(repo), head, base, options or SweepOptions()))

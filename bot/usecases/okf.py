@@ -1,0 +1,64 @@
+"""OKF metadata of a local wiki: bring it up to date (`okf sync`), or report its conformance (`okf validate`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..claims.pages import normalize_wiki_dir
+from ..claims.sweep import Sweeper, SweepOptions
+from ..okf.sync import GroundedPage, SyncPlan, plan_sync
+from ..okf.validate import Problem, validate_bundle
+from ..source.git import GitRepository
+from ..source.localwiki import LocalWiki
+
+
+def _language(files: dict[str, bytes], wiki_dir: str) -> str:
+    """The wiki's language, from OpenWiki's `.last-update.json` (English when it says nothing usable)."""
+    try:
+        meta = json.loads(files.get(f"{wiki_dir}/.last-update.json", b"{}"))
+    except ValueError:
+        return "en"
+    language = meta.get("language") if isinstance(meta, dict) else None
+    return language if isinstance(language, str) and language.strip() else "en"
+
+
+def sync_okf(repo: GitRepository, wiki_dir: str, *, dry_run: bool = False) -> SyncPlan:
+    """`okf sync`: migrate pages, project `sources`, drop Wikiwarden's `verified` where claims need attention,
+    regenerate indexes and refresh page versions, in the working tree (nothing written when `dry_run`)."""
+    wiki_dir = normalize_wiki_dir(wiki_dir)
+    local = LocalWiki(repo.root, wiki_dir)
+    files, links = local.files()
+    sweeper = Sweeper(local.snapshot, None, SweepOptions(wiki_dir=wiki_dir))
+    wiki = sweeper.load()
+    report = sweeper.sweep(wiki)
+    attention = {p.page for p in report.pages if any(c.verdict.needs_attention for c in p.claims)}
+    grounded = {
+        loaded.page: GroundedPage(
+            loaded.sidecar_path,
+            loaded.sidecar,
+            [record.resource for claim in loaded.sidecar.claims for record in claim.evidence],
+            loaded.page in attention,
+        )
+        for loaded in wiki.pages
+        if loaded.sidecar is not None
+    }
+    plan = plan_sync(files, wiki_dir, grounded, _language(files, wiki_dir))
+    plan.problems.extend((path, "a symlink: left as it is") for path in links if path.endswith(".md"))
+    if not dry_run:
+        for path, content in plan.writes.items():
+            local.write_file(path, content)
+    return plan
+
+
+def validate_okf(folder: Path) -> list[Problem]:
+    """`okf validate`: every conformance problem of the bundle in `folder` (a plain folder; no git needed)."""
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder} is not a folder")
+    files = {}
+    for path in sorted(folder.rglob("*.md")):
+        relative = path.relative_to(folder).as_posix()
+        if any(part.startswith(".") for part in relative.split("/")) or path.is_symlink() or not path.is_file():
+            continue
+        files[relative] = path.read_bytes()
+    return validate_bundle(files)
