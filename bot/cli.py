@@ -201,7 +201,8 @@ def _claim_add(args: argparse.Namespace) -> int:
     repo, claims = _claims(args)
     with repo:
         edit = claims.add(args.page, args.statement, args.resources)
-    return _print_claim(f"added {edit.claim.id} to {edit.page} ({edit.sidecar})", edit)  # type: ignore[union-attr]
+    assert edit.claim is not None
+    return _print_claim(f"added {edit.claim.id} to {edit.page} ({edit.sidecar})", edit)
 
 
 def _claim_confirm(args: argparse.Namespace) -> int:
@@ -247,8 +248,8 @@ def _claim_list(args: argparse.Namespace) -> int:
             print(f"  {claim.id}  {claim.statement}")
             for record in claim.evidence:
                 print(f"      {record.resource}")
-        for page in broken:
-            print(f"! {page.error}", file=sys.stderr)
+        for unreadable in broken:
+            print(f"! {unreadable.error}", file=sys.stderr)
         if not found and not broken:
             print("no claims")
     return EXIT_ATTENTION if broken else EXIT_OK

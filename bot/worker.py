@@ -51,9 +51,9 @@ def _health_app(worker: Worker, queue: RedisQueue) -> web.Application:
         try:
             await asyncio.wait_for(queue.pool.ping(), 2)
         except Exception as exc:
-            body = {"status": "unhealthy", "reason": f"Redis does not answer ({type(exc).__name__})"}
-            return web.json_response(body, status=503)
-        body = {
+            unhealthy = {"status": "unhealthy", "reason": f"Redis does not answer ({type(exc).__name__})"}
+            return web.json_response(unhealthy, status=503)
+        body: dict[str, str | int] = {
             "status": "ok" if worker.allow_pick_jobs else "stopping",
             "running": len(worker.tasks),
             "completed": worker.jobs_complete,

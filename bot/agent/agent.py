@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -94,9 +94,10 @@ class Agent:
             try:
                 response = await self.client.chat.completions.create(
                     model=self.model,
-                    messages=messages,  # type: ignore[arg-type]
-                    tools=TOOLS,  # type: ignore[arg-type]
-                    response_format=RESPONSE_FORMAT,  # type: ignore[arg-type]
+                    # Plain JSON shapes: the client's TypedDicts differ between its versions.
+                    messages=cast(Any, messages),
+                    tools=cast(Any, TOOLS),
+                    response_format=cast(Any, RESPONSE_FORMAT),
                     max_completion_tokens=MAX_COMPLETION_TOKENS,
                 )
             except openai.APIError as exc:

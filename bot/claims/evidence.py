@@ -33,9 +33,9 @@ def resolve_evidence(resource: str, content: bytes | None, previous_version: str
     if content is None or res.path.endswith("/"):
         return None
     text = FileText(content)
-    if res.is_whole_file:
+    if res.start is None or res.end is None:
         return Resolution(res.canonical, file_version(text), text.text, None)
-    located = locate_lines(text, (res.start, res.end), previous_version)  # type: ignore[arg-type]
+    located = locate_lines(text, (res.start, res.end), previous_version)
     if located is None:
         return None
     span_text = text.join(located.start, located.end).decode("utf-8")

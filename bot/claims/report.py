@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable
+from typing import Any
 
 from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from .verdicts import Verdict
@@ -211,7 +211,7 @@ def _span(span: tuple[int, int] | None) -> list[int] | None:
     return list(span) if span else None
 
 
-def report_json(report: SweepReport) -> dict:
+def report_json(report: SweepReport) -> dict[str, Any]:
     """The stable JSON document (`format_version` 1), documented in the README."""
     return {
         "format_version": JSON_FORMAT_VERSION,
@@ -244,7 +244,7 @@ def report_json(report: SweepReport) -> dict:
     }
 
 
-def _evidence_json(evidence: EvidenceResult) -> dict:
+def _evidence_json(evidence: EvidenceResult) -> dict[str, Any]:
     return {
         "resource": evidence.resource,
         "verdict": evidence.verdict.value,
@@ -271,4 +271,4 @@ def render(report: SweepReport, fmt: str, verbose: bool = False) -> str:
     return render_text(report, verbose=verbose)
 
 
-__all__: Iterable[str] = ("render", "render_json", "render_markdown", "render_text", "report_json", "summary_line")
+__all__ = ("render", "render_json", "render_markdown", "render_text", "report_json", "summary_line")

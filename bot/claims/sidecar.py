@@ -80,7 +80,9 @@ class _Reader:
     def fail(self, where: str, problem: str) -> SidecarError:
         return SidecarError(self.path, f"{where}: {problem}" if where else problem)
 
-    def obj(self, value: object, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    def obj(
+        self, value: object, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()
+    ) -> dict[str, object]:
         if not isinstance(value, dict):
             raise self.fail(where, f"expected an object, got {_kind(value)}")
         unknown = [k for k in value if k not in required and k not in optional]
@@ -100,7 +102,7 @@ class _Reader:
             raise self.fail(where, "must not have leading or trailing whitespace")
         return value
 
-    def array(self, value: object, where: str) -> list:
+    def array(self, value: object, where: str) -> list[object]:
         if not isinstance(value, list):
             raise self.fail(where, f"expected an array, got {_kind(value)}")
         return value
@@ -113,15 +115,18 @@ def _kind(value: object) -> str:
         return "a boolean"
     if isinstance(value, int | float):
         return "a number"
-    return {str: "a string", list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
+    kinds: dict[type, str] = {str: "a string", list: "an array", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+def _no_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
-        duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))  # type: ignore[func-returns-value]
-        raise ValueError(f"duplicate key {duplicate!r}")
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
     return result
 
 
@@ -162,7 +167,7 @@ _CLAIM_KEYS = frozenset({"id", "statement", "evidence"})
 _EVIDENCE_KEYS = frozenset({"resource", "version"})
 
 
-def _fast_claims(items: list) -> tuple[Claim, ...] | None:
+def _fast_claims(items: list[object]) -> tuple[Claim, ...] | None:
     """The checks of `_checked_claims` in one tight loop; None means "something is wrong, say what"."""
     ws, claim_keys, evidence_keys = JS_WHITESPACE, _CLAIM_KEYS, _EVIDENCE_KEYS
     claims = []
@@ -202,7 +207,7 @@ def _fast_claims(items: list) -> tuple[Claim, ...] | None:
     return tuple(claims)
 
 
-def _checked_claims(reader: _Reader, items: list) -> tuple[Claim, ...]:
+def _checked_claims(reader: _Reader, items: list[object]) -> tuple[Claim, ...]:
     """Claims checked one rule at a time, raising SidecarError at the first problem with its location."""
     claims = []
     ids: set[str] = set()
@@ -233,7 +238,7 @@ def _checked_claims(reader: _Reader, items: list) -> tuple[Claim, ...]:
 
 def render_sidecar(sidecar: Sidecar) -> bytes:
     """`JSON.stringify(value, null, 2) + "\\n"` with OpenWiki's key order: byte-identical output."""
-    value: dict = {
+    value: dict[str, object] = {
         "schemaVersion": SCHEMA_VERSION,
         "pageVersion": sidecar.page_version,
         "claims": [

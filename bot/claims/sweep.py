@@ -318,7 +318,7 @@ class Sweeper:
 
     def evaluate(self, record: EvidenceRecord) -> EvidenceResult:
         res = self._resources.get(record.resource) or self.resource(record.resource)
-        if type(res) is Problem:
+        if isinstance(res, Problem):
             return EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
         current = self._head_texts[res.path] if res.path in self._head_texts else self.text(self.head, res.path)
         change = self.by_old.get(res.path) if self.by_old else None
@@ -398,7 +398,7 @@ class Sweeper:
     def _claim_affected(self, claim: Claim) -> bool:
         for record in claim.evidence:
             res = self.resource(record.resource)
-            if type(res) is Problem or res.path in self.touched_paths:  # type: ignore[union-attr]
+            if isinstance(res, Problem) or res.path in self.touched_paths:
                 return True
         return False
 
@@ -480,7 +480,7 @@ class Sweeper:
 
     def _record_path(self, record: EvidenceRecord) -> str:
         res = self.resource(record.resource)
-        return "" if type(res) is Problem else res.path  # type: ignore[union-attr]
+        return "" if isinstance(res, Problem) else res.path
 
     def _prefetch(self, records: list[EvidenceRecord]) -> None:
         """Tell the snapshots every file the sweep will read, so a local repository reads them in one batch."""
@@ -522,14 +522,14 @@ _OPENWIKI_EQUIVALENT = {
 }
 
 
-def _result(record: EvidenceRecord, tracked: Tracked, ow: object) -> EvidenceResult:
+def _result(record: EvidenceRecord, tracked: Tracked, ow: OpenWikiVerdict) -> EvidenceResult:
     stale = tracked.verdict is Verdict.STALE
     gone = tracked.verdict is Verdict.UNRESOLVED
     return EvidenceResult(
         resource=record.resource,
         version=record.version,
         verdict=tracked.verdict,
-        openwiki_verdict=ow,  # type: ignore[arg-type]
+        openwiki_verdict=ow,
         span=tracked.span,
         resource_now=tracked.resource,
         version_now=tracked.version,

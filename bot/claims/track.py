@@ -116,11 +116,12 @@ def track(res: EvidenceResource, stored: str, own: ChangedFile, others: Sequence
         return reference_verdict(res, stored, own.new, own.path)
     previous = parse_lines_version(stored)
     if own.old is not None and previous is not None:
-        old_lines = own.old.lines
-        hint = (res.start - 1, res.end) if res.end <= len(old_lines) else None  # type: ignore[operator]
-        start = locate_unchanged(own.old, previous, hint)
-        if start is not None:
-            return _track_span(res, stored, own, others, start, start + previous.selected_count)
+        start, end = res.start, res.end
+        assert start is not None and end is not None  # not whole-file evidence
+        hint = (start - 1, end) if end <= len(own.old.lines) else None
+        found = locate_unchanged(own.old, previous, hint)
+        if found is not None:
+            return _track_span(res, stored, own, others, found, found + previous.selected_count)
     return reference_verdict(res, stored, own.new, own.path)
 
 
@@ -210,14 +211,14 @@ def _track_file(res: EvidenceResource, stored: str, own: ChangedFile, others: Se
     assert own.old is not None
     candidates = [own] if own.new is not None else [f for f in others if f.new is not None and f.old is None]
     for loose in (False, True):
-        hits = [f for f in candidates if _same_file(f.new, own.old, loose)]  # type: ignore[arg-type]
-        if len(hits) == 1 and hits[0].path is not None:
-            where = hits[0]
-            now = res.moved_to(where.path).canonical
+        hits = [f for f in candidates if f.new is not None and _same_file(f.new, own.old, loose)]
+        if len(hits) == 1 and hits[0].path is not None and hits[0].new is not None:
+            path, new = hits[0].path, hits[0].new
+            now = res.moved_to(path).canonical
             if not loose:
-                verdict = Verdict.FRESH if where.path == res.path else Verdict.MOVED
+                verdict = Verdict.FRESH if path == res.path else Verdict.MOVED
                 return Tracked(verdict, None, now, stored, diff_aware=True)
-            return Tracked(Verdict.COSMETIC, None, now, file_version(where.new), diff_aware=True)  # type: ignore[arg-type]
+            return Tracked(Verdict.COSMETIC, None, now, file_version(new), diff_aware=True)
         if hits:
             break
     if own.new is None or own.path is None:
@@ -245,17 +246,17 @@ def reference_verdict(
     """OpenWiki's algorithm on the current file, reported in Wikiwarden's terms (the fallback)."""
     if new is None or path is None:
         return Tracked(Verdict.UNRESOLVED)
-    if res.is_whole_file:
+    if res.start is None or res.end is None:
         version = file_version(new)
-        now = res.moved_to(path).canonical
+        whole = res.moved_to(path).canonical
         if version != stored:
-            return Tracked(Verdict.STALE, None, now, version, new_text=new.text)
-        return Tracked(Verdict.FRESH if path == res.path else Verdict.MOVED, None, now, stored)
-    located = locate_lines(new, (res.start, res.end), stored, hint_checked=hint_checked)  # type: ignore[arg-type]
+            return Tracked(Verdict.STALE, None, whole, version, new_text=new.text)
+        return Tracked(Verdict.FRESH if path == res.path else Verdict.MOVED, None, whole, stored)
+    located = locate_lines(new, (res.start, res.end), stored, hint_checked=hint_checked)
     if located is None:
         return Tracked(Verdict.UNRESOLVED)
     if located.unchanged and path == res.path and located.start + 1 == res.start and located.end == res.end:
-        return Tracked(Verdict.FRESH, (res.start, res.end), res.canonical, stored)  # type: ignore[arg-type]
+        return Tracked(Verdict.FRESH, (res.start, res.end), res.canonical, stored)
     if not located.unchanged:
         return _stale(res, ChangedFile(path, None, new), located.start, located.end, None)
     now = res.moved_to(path, located.start + 1, located.end)
@@ -267,10 +268,10 @@ def openwiki_verdict(res: EvidenceResource, stored: str, current: FileText | Non
     """What OpenWiki's preflight says: the same token is fresh, another token stale, none unresolved."""
     if current is None:
         return OpenWikiVerdict.UNRESOLVED
-    if res.is_whole_file:
+    if res.start is None or res.end is None:
         version: str | None = file_version(current)
     else:
-        located = locate_lines(current, (res.start, res.end), stored)  # type: ignore[arg-type]
+        located = locate_lines(current, (res.start, res.end), stored)
         version = located.version if located else None
     if version is None:
         return OpenWikiVerdict.UNRESOLVED

@@ -160,22 +160,23 @@ def parse_lines_version(token: object) -> LinesVersion | None:
     selected = _safe_int(metadata["selectedLineCount"])
     preceding = _safe_int(metadata["precedingContextLineCount"])
     following = _safe_int(metadata["followingContextLineCount"])
-    hashes = [_hex(metadata[k]) for k in _KEYS if k.endswith("Hash")]
-    if selected is None or selected < 1 or any(h is None for h in hashes):
+    first, last, preceding_hash, following_hash = (_hex(metadata[k]) for k in _KEYS if k.endswith("Hash"))
+    if selected is None or selected < 1 or first is None or last is None:
+        return None
+    if preceding_hash is None or following_hash is None:
         return None
     if preceding is None or following is None or not 0 <= preceding <= CONTEXT_LINES:
         return None
     if not 0 <= following <= CONTEXT_LINES:
         return None
-    first, last, preceding_hash, following_hash = hashes
     return LinesVersion(
         token=token,
         content_hash=content_hash,
         selected_count=selected,
-        first_hash=first,  # type: ignore[arg-type]
-        last_hash=last,  # type: ignore[arg-type]
+        first_hash=first,
+        last_hash=last,
         preceding_count=preceding,
-        preceding_hash=preceding_hash,  # type: ignore[arg-type]
+        preceding_hash=preceding_hash,
         following_count=following,
-        following_hash=following_hash,  # type: ignore[arg-type]
+        following_hash=following_hash,
     )

@@ -211,7 +211,7 @@ def _insert(text: str, key: str, line: str, after: str | None = None) -> str:
     position = page.extent(anchor)[1] if anchor is not None else 0
     page.lines.insert(position, line + page.eol)
     result = page.render()
-    after = Page.parse(result).fields()
-    if {k: v for k, v in after.items() if k != key} != {k: v for k, v in before.items() if k != key}:
+    now = Page.parse(result).fields()
+    if {k: v for k, v in now.items() if k != key} != {k: v for k, v in before.items() if k != key}:
         raise FrontMatterError(f"adding `{key}` would change other front matter fields; page left as it is")
     return result

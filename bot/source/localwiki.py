@@ -92,7 +92,7 @@ class LocalWiki:
 
     def all_claims(self) -> list[tuple[str, Claim]]:
         """Every claim of every readable sidecar, as (page, claim); used to find ids and keep them unique."""
-        found = []
+        found: list[tuple[str, Claim]] = []
         for loaded in load_wiki(self.snapshot, self.wiki_dir).pages:
             if loaded.sidecar is not None:
                 found.extend((loaded.page, claim) for claim in loaded.sidecar.claims)
