@@ -14,7 +14,7 @@ from ..checks import CHECK_NAME, FIX_ACTION
 from .fields import repo_ref
 
 if TYPE_CHECKING:
-    from . import WebhookContext
+    from .context import WebhookContext
 
 router = Router()
 ZERO_SHA = "0" * 40

@@ -9,7 +9,7 @@ from gidgethub.routing import Router
 from gidgethub.sansio import Event
 
 if TYPE_CHECKING:
-    from . import WebhookContext
+    from .context import WebhookContext
 
 router = Router()
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from ...jobs.requests import CheckRequest
 from .fields import repo_ref
 
 if TYPE_CHECKING:
-    from . import WebhookContext
+    from .context import WebhookContext
 
 router = Router()
 

@@ -10,7 +10,7 @@ import pytest
 
 from bot.claims.collation import collation_key
 
-GOLDEN = json.loads((Path(__file__).parent / "data" / "golden" / "locale_order.json").read_text("utf-8"))
+GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "golden" / "locale_order.json").read_text("utf-8"))
 ORDER: list[str] = GOLDEN["order"]
 
 

@@ -13,7 +13,7 @@ from bot.okf.frontmatter import FrontMatterError, Page, set_field
 from bot.okf.project import normalize_concept, project_sources, project_verified, stamp_generated
 from bot.okf.yaml12 import load_yaml
 
-WIKI = Path(__file__).parent / "data" / "okf_wiki"
+WIKI = Path(__file__).parents[1] / "data" / "okf_wiki"
 PAGES = sorted(p.relative_to(WIKI).as_posix() for p in WIKI.rglob("*.md"))
 UNREADABLE = {"invalid_yaml.md", "duplicate_key.md"}
 ACTOR, AT = "wikiwarden/0.1.0", "2026-08-22T08:02:55.052Z"

@@ -23,7 +23,7 @@ from bot.claims.sidecar import (
     render_sidecar,
 )
 
-GOLDEN = Path(__file__).parent / "data" / "golden"
+GOLDEN = Path(__file__).parents[1] / "data" / "golden"
 PATH = "openwiki/.claims/guides/setup.json"
 PAGE_VERSION = "sha256:" + hashlib.sha256(b"# Setup\n").hexdigest()
 ID0 = "claim_" + "0123456789abcdef" * 2

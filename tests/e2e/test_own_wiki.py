@@ -14,7 +14,7 @@ from bot.claims.report import render_text
 from bot.source.git import GitError, GitRepository
 from bot.usecases.check import check_repository
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_wikiwardens_own_wiki_holds() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-HERE = Path(__file__).parent / "data" / "webhooks"
+HERE = Path(__file__).parents[1] / "data" / "webhooks"
 FILES = sorted(path.name for path in HERE.glob("*.json") if path.name != "index.json")
 SHA = re.compile(r"[0-9a-f]{40}")
 ZERO = "0" * 40

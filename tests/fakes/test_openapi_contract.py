@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fakegithub.openapi import OPERATIONS, validate_request
 
-SUBSET = Path(__file__).parent / "data" / "github" / "openapi-subset.json"
+SUBSET = Path(__file__).parents[1] / "data" / "github" / "openapi-subset.json"
 SHA = "a" * 40
 
 # Every operation the bot may call: (id, method, path template).

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fakegithub.graphql import execute
 
-SCHEMA = Path(__file__).parent / "data" / "github" / "schema.graphql"
+SCHEMA = Path(__file__).parents[1] / "data" / "github" / "schema.graphql"
 INSTALLATION = 7
 BLOB_FIELDS = "oid byteSize isBinary isTruncated text"
 

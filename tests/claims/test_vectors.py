@@ -12,7 +12,7 @@ import pytest
 
 from bot.claims import EvidenceResourceError, Verdict, canonical_resource, resolve_evidence, track_evidence
 
-DATA = Path(__file__).parent / "data" / "vectors"
+DATA = Path(__file__).parents[1] / "data" / "vectors"
 
 
 def _evidence_cases() -> list[dict]:

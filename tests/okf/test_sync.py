@@ -17,7 +17,7 @@ from bot.okf.validate import check_concept, is_timestamp, validate_bundle
 from bot.source.git import GitRepository
 from bot.usecases.claims import HandKeptClaims
 
-FIXTURE = Path(__file__).parent / "data" / "okf_wiki"
+FIXTURE = Path(__file__).parents[1] / "data" / "okf_wiki"
 
 
 # -- index files (§1.5) --------------------------------------------------------------------------

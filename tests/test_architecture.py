@@ -1,0 +1,227 @@
+"""The shape of the code, read from its imports with `ast`: imports point inward and never loop.
+
+- no import loop among the modules of `bot/` (imports inside functions and under TYPE_CHECKING count too);
+- the pure core (`bot/claims`, `bot/okf`, `bot/fix`) imports nothing of `bot/` beyond itself (and the package
+  root, which holds only the version);
+- each layer imports only the layers below it: `source/` and `agent/` the core (never `github/`), the use
+  cases the core, `source/` and `agent/`; `github/` and `jobs/` sit above; the faces on top;
+- nothing imports the use cases but the faces and the App's job runners;
+- the App's runtime does not import the runners (the table is handed to it).
+
+Each rule is checked on the real package, and each checker is shown to catch a violation, so the test
+fails the day a new import breaks a rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import pytest
+
+BOT = Path(__file__).resolve().parents[1] / "bot"
+
+CORE = {"claims", "okf", "fix"}
+INFRASTRUCTURE = {"settings", "metrics", "logs"}  # leaves every layer above the core may use
+FACES = {"cli", "demo", "web", "worker", "__main__"}
+# What each part of bot/ may import (besides itself, and the package root `bot` for the version).
+ALLOWED: dict[str, set[str]] = {
+    "claims": set(),
+    "okf": {"claims"},
+    "fix": {"claims", "okf"},
+    "settings": set(),
+    "metrics": set(),
+    "logs": set(),
+    "source": CORE,
+    "agent": CORE | INFRASTRUCTURE,
+    "usecases": CORE | {"source", "agent"} | INFRASTRUCTURE,
+    "jobs": INFRASTRUCTURE,
+    "github": CORE | {"source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
+}
+USE_CASE_CALLERS = {"bot.cli", "bot.demo", "bot.github.checking", "bot.github.fixing"}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(BOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(BOT.rglob("*.py"))}
+
+
+def imports_of(name: str, path: Path, known: Iterable[str]) -> set[str]:
+    """The modules of bot/ that `name` imports, wherever the import stands (a function, TYPE_CHECKING)."""
+    known = set(known)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:  # `from pkg import sub` imports the module pkg.sub when there is one
+                found.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in known else target)
+    return {m for m in found if m in known and m != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    found = modules()
+    return {name: imports_of(name, path, found) for name, path in found.items()}
+
+
+def part(module: str) -> str:
+    """The part of bot/ a module belongs to: `bot.claims.sweep` → `claims`, `bot.cli` → `cli`, `bot` → ``."""
+    return module.split(".")[1] if "." in module else ""
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (or a module importing itself): the loops."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1 or node in graph.get(node, ()):
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    """Every import that points outward: from a part to a part it may not import."""
+    problems = []
+    for module, targets in sorted(graph.items()):
+        source = part(module)
+        if source in FACES or source == "":
+            continue
+        allowed = ALLOWED.get(source)
+        if allowed is None:
+            problems.append(f"{module}: bot/{source} is not a known part; add it to ALLOWED with its layer")
+            continue
+        for target in sorted(targets):
+            if part(target) not in allowed | {source, ""}:
+                problems.append(f"{module} imports {target} (bot/{source} may import {sorted(allowed) or 'nothing'})")
+    return problems
+
+
+def use_case_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    return [
+        f"{module} imports {target}: only the faces and the App's job runners call the use cases"
+        for module, targets in sorted(graph.items())
+        for target in sorted(targets)
+        if part(target) == "usecases" and part(module) != "usecases" and module not in USE_CASE_CALLERS
+    ]
+
+
+# -- the real package ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    return import_graph()
+
+
+def test_the_graph_is_read(graph: dict[str, set[str]]) -> None:
+    assert "bot.claims.sweep" in graph and "bot.usecases.check" in graph
+    assert "bot.claims.snapshot" in graph["bot.claims.sweep"]
+    assert "bot.github.runtime" in graph["bot.github.checking"]  # an import under TYPE_CHECKING counts
+    assert "bot.web" in graph["bot.cli"]  # and so does one inside a function
+
+
+def test_no_import_loop(graph: dict[str, set[str]]) -> None:
+    assert cycles(graph) == []
+
+
+def test_imports_point_inward(graph: dict[str, set[str]]) -> None:
+    assert layer_violations(graph) == []
+
+
+def test_the_package_root_holds_only_the_version(graph: dict[str, set[str]]) -> None:
+    assert graph["bot"] == set()
+
+
+def test_only_the_faces_and_the_job_runners_call_the_use_cases(graph: dict[str, set[str]]) -> None:
+    assert use_case_violations(graph) == []
+    callers = {module for module, targets in graph.items() if any(part(t) == "usecases" for t in targets)}
+    assert callers - {m for m in graph if part(m) == "usecases"} == USE_CASE_CALLERS
+
+
+def test_the_runtime_does_not_import_the_runners(graph: dict[str, set[str]]) -> None:
+    assert graph["bot.github.runtime"].isdisjoint({"bot.github.checking", "bot.github.fixing", "bot.github.runners"})
+    assert {"bot.github.checking", "bot.github.fixing"} <= graph["bot.github.runners"]
+    assert "bot.github.runners" in graph["bot.web"] and "bot.github.runners" in graph["bot.worker"]
+
+
+# -- the checkers catch what they are for ------------------------------------------------------------------
+
+
+def test_a_loop_is_found() -> None:
+    graph = {"bot.a.x": {"bot.a.y"}, "bot.a.y": {"bot.a.z"}, "bot.a.z": {"bot.a.x"}, "bot.a.w": {"bot.a.x"}}
+    assert cycles(graph) == [["bot.a.x", "bot.a.y", "bot.a.z"]]
+    assert cycles({"bot.a.x": {"bot.a.x"}}) == [["bot.a.x"]]
+    assert cycles({"bot.a.x": {"bot.a.y"}, "bot.a.y": set()}) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("bot.claims.sweep", "bot.source.git"),  # the core reaching out to an adapter
+        ("bot.fix.engine", "bot.agent.agent"),
+        ("bot.okf.project", "bot.settings"),
+        ("bot.claims.sweep", "bot.okf.project"),  # claims is the innermost part
+        ("bot.source.github", "bot.github.client"),  # an adapter importing the App
+        ("bot.agent.agent", "bot.github.checks"),
+        ("bot.usecases.fix", "bot.github.pulls"),
+        ("bot.jobs.redis", "bot.github.runtime"),
+        ("bot.github.checks", "bot.cli"),  # nothing imports a face
+        ("bot.newpart.x", "bot.claims.sweep"),  # a new part must be placed in a layer first
+    ],
+)
+def test_an_outward_import_is_refused(module: str, target: str) -> None:
+    assert layer_violations({module: {target}}) != []
+
+
+def test_an_inward_import_is_allowed() -> None:
+    allowed = {
+        "bot.usecases.fix": {"bot.fix.engine", "bot.source.git", "bot.agent.factory"},
+        "bot.github.fixing": {"bot.usecases.fix", "bot.jobs.requests"},
+        "bot.okf.project": {"bot"},
+        "bot.cli": {"bot.web", "bot.usecases.check"},
+    }
+    assert layer_violations(allowed) == []
+
+
+def test_a_new_caller_of_the_use_cases_is_refused() -> None:
+    assert use_case_violations({"bot.github.checks": {"bot.usecases.check"}}) != []
+    assert use_case_violations({"bot.github.checking": {"bot.usecases.check"}}) == []
