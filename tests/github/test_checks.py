@@ -1,0 +1,161 @@
+"""The check run's content, decided without I/O (`bot.github.checks.check_output`, `failure_output`, `explain`):
+title, summary, annotations, the Fix wiki button and the conclusion, for every kind of outcome."""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+
+import pytest
+from gidgethub import BadRequest, GitHubBroken, RateLimitExceeded
+from gidgethub.sansio import RateLimit
+
+from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from bot.claims.verdicts import OpenWikiVerdict, Verdict
+from bot.github.checks import (
+    FIX_ACTION,
+    FORK_NOTE,
+    SUMMARY_LIMIT,
+    check_output,
+    explain,
+    failure_output,
+)
+from bot.github.repo_config import Limits, RepoConfig
+
+PAGE, SIDECAR = "openwiki/queue.md", "openwiki/.claims/queue.json"
+RES = "repo://src/q.py#L3-L4"
+
+
+def evidence(verdict: Verdict, *, touched: bool = True, **fields: object) -> EvidenceResult:
+    ow = {Verdict.STALE: OpenWikiVerdict.STALE, Verdict.UNRESOLVED: OpenWikiVerdict.UNRESOLVED}.get(
+        verdict, OpenWikiVerdict.FRESH
+    )
+    values: dict[str, object] = {"span": (3, 4), "resource_now": RES, "version_now": "v2"}
+    values.update(fields)
+    return EvidenceResult(RES, "v1", verdict, ow, touched=touched, **values)  # type: ignore[arg-type]
+
+
+def claim(n: int, *records: EvidenceResult, statement: str = "pop takes the oldest task") -> ClaimResult:
+    verdict = max((r.verdict for r in records), key=list(Verdict).index)
+    return ClaimResult(f"claim_{n}", statement, verdict, any(r.touched for r in records), records)
+
+
+def report(*claims: ClaimResult, base: str | None = "v1 (abc)", errors: int = 0) -> SweepReport:
+    pages = [PageResult(PAGE, SIDECAR, None, claims)] if claims else []
+    pages += [PageResult(f"openwiki/broken{n}.md", f"openwiki/.claims/broken{n}.json", "not JSON") for n in range(errors)]
+    return SweepReport(head="main (def)", base=base, wiki_dir="openwiki", pages=tuple(pages))
+
+
+STALE = evidence(Verdict.STALE, old_text="def pop(self):\n    return self.items.pop(0)", new_text="def pop(self):\n    return self.items.pop()")
+GONE = evidence(Verdict.UNRESOLVED, span=None, resource_now=None, version_now=None, anchor=("src/q.py", 7))
+MOVED = evidence(Verdict.MOVED, resource_now="repo://src/q.py#L9-L10", span=(9, 10))
+
+
+def test_nothing_cited_by_the_change_succeeds() -> None:
+    output = check_output(report(), RepoConfig())
+    assert (output.conclusion, output.title) == ("success", "No wiki claim cites what this change touched")
+    assert output.annotations == [] and output.actions == []
+
+
+def test_claims_that_hold_succeed_and_say_how_many() -> None:
+    output = check_output(report(claim(1, evidence(Verdict.FRESH, touched=False))), RepoConfig())
+    assert (output.conclusion, output.title) == ("success", "All 1 affected claims hold")
+
+
+def test_moved_evidence_is_re_anchored_not_a_problem() -> None:
+    output = check_output(report(claim(1, MOVED)), RepoConfig())
+    assert (output.conclusion, output.title) == ("success", "1 re-anchored")
+    assert output.annotations == [] and output.actions == []
+    assert "Re-anchored automatically" in output.summary
+
+
+def test_a_stale_claim_gets_the_repositorys_conclusion_an_annotation_with_the_diff_and_the_button() -> None:
+    output = check_output(report(claim(1, STALE), claim(2, MOVED)), RepoConfig(conclusion="failure"))
+    assert output.conclusion == "failure"
+    assert output.title == "1 stale, 1 re-anchored · this change made claims stale"
+    assert output.actions == [FIX_ACTION]
+    [note] = output.annotations
+    assert {k: note[k] for k in ("path", "start_line", "end_line", "annotation_level")} == {
+        "path": "src/q.py", "start_line": 3, "end_line": 4, "annotation_level": "warning",
+    }  # fmt: skip
+    assert note["title"] == f"Wiki claim stale: {PAGE}"
+    assert note["message"].startswith("pop takes the oldest task\n\nThis code was the evidence for claim claim_1")
+    assert "The change rewrote it" in note["message"]
+    assert note["raw_details"].splitlines()[-2:] == ["-    return self.items.pop(0)", "+    return self.items.pop()"]
+
+
+def test_unresolved_evidence_is_annotated_where_its_text_stood() -> None:
+    output = check_output(report(claim(1, GONE)), RepoConfig())
+    [note] = output.annotations
+    assert (note["path"], note["start_line"], note["end_line"]) == ("src/q.py", 7, 7)
+    assert "The change deleted it here" in note["message"] and "raw_details" not in note
+    assert output.conclusion == "neutral" and output.actions == [FIX_ACTION]
+
+
+def test_claims_already_stale_before_the_change_do_not_fail_it() -> None:
+    output = check_output(report(claim(1, evidence(Verdict.STALE, touched=False))), RepoConfig())
+    assert output.conclusion == "success" and output.annotations == [] and output.actions == []
+
+
+def test_an_error_needs_attention_but_offers_no_fix() -> None:
+    broken = evidence(Verdict.ERROR, span=None, resource_now=None, error="src/q.py is a binary file")
+    output = check_output(report(claim(1, broken)), RepoConfig())
+    assert (output.conclusion, output.title) == ("neutral", "1 error · this change made claims stale")
+    assert output.actions == [] and output.annotations == []
+
+
+def test_an_unreadable_sidecar_needs_attention() -> None:
+    output = check_output(report(errors=2), RepoConfig())
+    assert (output.conclusion, output.title) == ("neutral", "2 unreadable sidecars")
+    assert check_output(report(errors=1), RepoConfig()).title == "1 unreadable sidecar"
+
+
+def test_a_forks_pull_request_gets_no_button_and_a_note_instead() -> None:
+    output = check_output(report(claim(1, STALE)), RepoConfig(), fork=True, pull_request=True)
+    assert output.actions == [] and output.summary.endswith(FORK_NOTE)
+    assert not check_output(report(claim(1, MOVED)), RepoConfig(), fork=True).summary.endswith(FORK_NOTE)
+
+
+def test_pull_requests_get_the_button_unless_the_repository_turned_it_off() -> None:
+    stale = report(claim(1, STALE))
+    assert check_output(stale, RepoConfig(), pull_request=True).actions == [FIX_ACTION]
+    assert check_output(stale, RepoConfig(fix_pull_requests=False), pull_request=True).actions == []
+    assert check_output(stale, RepoConfig(fix_pull_requests=False)).actions == [FIX_ACTION]  # a push's run
+
+
+def test_annotations_past_the_limit_are_left_out_and_the_summary_says_so() -> None:
+    many = report(*(claim(n, STALE) for n in range(7)))
+    output = check_output(many, RepoConfig(limits=Limits(max_annotations=5)))
+    assert len(output.annotations) == 5
+    assert output.summary.endswith("\n\n_2 more annotations were left out (limit 5)._\n")
+    assert len(check_output(many, RepoConfig()).annotations) == 7
+
+
+def test_the_summary_and_title_stay_within_githubs_limits() -> None:
+    long = "x" * 400
+    huge = report(*(claim(n, STALE, statement=long * 5) for n in range(200)))
+    output = check_output(huge, RepoConfig(), fork=True)
+    assert len(output.summary) <= SUMMARY_LIMIT and output.summary.endswith(FORK_NOTE)
+    assert len(output.title) <= 255
+
+
+def test_a_failure_is_told_in_words() -> None:
+    output = failure_output("Wikiwarden could not check this commit", "GitHub did not answer in time.")
+    assert (output.conclusion, output.title, output.summary) == (
+        "failure", "Wikiwarden could not check this commit", "GitHub did not answer in time.",
+    )  # fmt: skip
+    assert output.annotations == [] and output.actions == []
+
+
+@pytest.mark.parametrize(
+    ("exc", "words"),
+    [
+        (RateLimitExceeded(RateLimit(limit=5000, remaining=0, reset_epoch=0)), "rate limit for this installation"),
+        (GitHubBroken(HTTPStatus.BAD_GATEWAY), "GitHub answered 502 (Bad Gateway) and kept doing so after retries."),
+        (BadRequest(HTTPStatus.NOT_FOUND), "GitHub answered 404 (Not Found)"),
+        (TimeoutError(), "GitHub did not answer in time."),
+        (KeyError("secret-token"), "internal error (KeyError)"),
+    ],
+)
+def test_explain_says_what_went_wrong_without_a_trace_or_a_secret(exc: BaseException, words: str) -> None:
+    text = explain(exc)
+    assert words in text and "secret-token" not in text and "Traceback" not in text

@@ -1,0 +1,153 @@
+"""The use cases over a `Source` that, like GitHub, has nothing until it is fetched: which files the core reads
+is answered before it runs, the source fetches exactly that, and the answer is the plain sweep's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+import pytest
+
+from bot.claims import resolve_evidence
+from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
+from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
+from bot.claims.sweep import SweepOptions, sweep
+from bot.usecases.check import check
+from bot.usecases.fix import prepare_fix, run_fix
+
+PAGE = "---\ntype: Concept\n---\n\n# Queue\n\nProse.\n"
+QUEUE = "class Queue:\n    def push(self, x):\n        self.items.append(x)\n\n    def pop(self):\n        return self.items.pop(0)\n"
+OTHER = "def helper():\n    return 42\n"
+
+
+class FetchFirst:
+    """A snapshot that reads only what its source fetched (a read of anything else fails the test)."""
+
+    def __init__(self, inner: MemorySnapshot, label: str) -> None:
+        self.inner = inner
+        self.label = label
+        self.commit: str | None = label
+        self.fetched: set[str] = set()
+        self.fetches: list[list[str]] = []
+
+    def entry(self, path: str):  # type: ignore[no-untyped-def]
+        return self.inner.entry(path)
+
+    def walk(self, top: str):  # type: ignore[no-untyped-def]
+        return self.inner.walk(top)
+
+    def prefetch(self, paths: Iterable[str]) -> None:
+        pass
+
+    def read(self, path: str) -> bytes:
+        assert path in self.fetched, f"{path} of {self.label} was read before it was fetched"
+        return self.inner.read(path)
+
+
+class FetchFirstSource:
+    def __init__(self, head: FetchFirst) -> None:
+        self.head = head
+
+    async def snapshot(self, rev: str | None = None, label: str | None = None) -> Snapshot:
+        return self.head
+
+    async def change(self, base: str, head: Snapshot, *, merge_base: bool = False, label: str | None = None):  # type: ignore[no-untyped-def]
+        raise NotImplementedError
+
+    async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
+        assert isinstance(snapshot, FetchFirst)
+        wanted = sorted(p for p in paths if snapshot.entry(p) is not None)
+        snapshot.fetches.append(wanted)
+        snapshot.fetched.update(wanted)
+
+    def files(self, snapshot: Snapshot) -> list[str]:
+        assert isinstance(snapshot, FetchFirst)
+        return sorted(snapshot.inner.files)
+
+
+def grounded(files: dict[str, str], claims: dict[str, list[tuple[str, str]]]) -> dict[str, bytes]:
+    """Files plus, per page, a sidecar whose claims (id, resource) are resolved in those files."""
+    out = {path: text.encode() for path, text in files.items()}
+    for page, items in claims.items():
+        out[f"openwiki/{page}"] = PAGE.encode()
+        records = []
+        for claim_id, resource in items:
+            path = resource.removeprefix("repo://").split("#")[0]
+            found = resolve_evidence(resource, out[path])
+            assert found is not None
+            records.append(Claim(claim_id, f"statement {claim_id}", (EvidenceRecord(found.resource, found.version),)))
+        sidecar = Sidecar(page_version(PAGE.encode()), tuple(records))
+        out[f"openwiki/.claims/{page[:-3]}.json"] = render_sidecar(sidecar)
+    return out
+
+
+CLAIMS = {
+    "queue.md": [("claim_pop", "repo://src/queue.py#L5-L6")],
+    "other.md": [("claim_helper", "repo://src/other.py#L1-L2")],
+}
+
+
+def test_a_full_check_fetches_the_sidecars_then_the_cited_files_and_nothing_else() -> None:
+    files = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER, "src/unrelated.py": "x = 1\n"}, CLAIMS)
+    head = FetchFirst(MemorySnapshot(files), "head")
+    report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions()))
+    assert head.fetches == [
+        ["openwiki/.claims/other.json", "openwiki/.claims/queue.json"],  # (and the ignore file, had it one)
+        ["src/other.py", "src/queue.py"],
+    ]
+    assert report == sweep(MemorySnapshot(files, label="head"), None, SweepOptions())
+    assert report.summary["fresh"] == 2
+
+
+def test_a_diff_aware_check_fetches_only_what_the_change_can_have_affected() -> None:
+    old = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    new = {**old, "src/other.py": b"def helper():\n    return 43\n"}
+    head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
+    change = Change(base, (FileChange("src/other.py", "src/other.py"),))
+    report = asyncio.run(check(FetchFirstSource(head), head, change, SweepOptions()))
+    assert "src/queue.py" not in head.fetched  # the queue's page cites nothing the change touched
+    assert base.fetched == {"src/other.py"}
+    plain = Change(MemorySnapshot(old, label="base"), change.files)
+    assert report == sweep(MemorySnapshot(new, label="head"), plain, SweepOptions())
+    assert [(c.id, c.verdict.value) for _, c in report.claims()] == [("claim_helper", "stale")]
+
+
+def test_a_span_moved_into_another_file_of_the_change_is_found() -> None:
+    """A deleted span is looked for among the lines the change added elsewhere: both sides of every file of the
+    change are part of the plan when the change touches a cited file."""
+    old = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    moved = QUEUE.split("\n\n")[1]  # pop() and its body
+    new = {
+        **old,
+        "src/queue.py": QUEUE.split("\n\n", maxsplit=1)[0].encode() + b"\n",
+        "src/pop.py": ("import queue\n\n" + moved).encode(),
+    }
+    head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
+    change = Change(base, (FileChange("src/queue.py", "src/queue.py"), FileChange(None, "src/pop.py")))
+    report = asyncio.run(check(FetchFirstSource(head), head, change, SweepOptions()))
+    [(_, pop)] = [(p, c) for p, c in report.claims() if c.id == "claim_pop"]
+    assert pop.verdict.value == "moved" and pop.evidence[0].resource_now == "repo://src/pop.py#L3-L4"
+
+
+def test_reading_what_was_not_fetched_is_caught() -> None:
+    head = FetchFirst(MemorySnapshot({"a.py": b"x\n"}), "head")
+    with pytest.raises(AssertionError, match="read before it was fetched"):
+        head.read("a.py")
+
+
+def test_the_fix_reads_its_pages_sidecars_and_last_update_only_after_fetching_them() -> None:
+    old = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    new = {**old, "src/other.py": b"\n\ndef helper():\n    return 42\n", "openwiki/.last-update.json": b"{}\n"}
+    head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
+    change = Change(base, (FileChange("src/other.py", "src/other.py"),))
+
+    async def fix() -> tuple[list[str], dict[str, bytes]]:
+        inputs = await prepare_fix(FetchFirstSource(head), head, change, SweepOptions(), cap=50)
+        result = await run_fix(inputs, None, wiki_dir="openwiki", cap=50, at="2026-01-01T00:00:00.000Z", head_commit="c")
+        return [w.page for w in inputs.work], result.files
+
+    pages, files = asyncio.run(fix())
+    assert pages == ["openwiki/other.md"]
+    assert {"openwiki/other.md", "openwiki/.claims/other.json", "openwiki/.last-update.json"} <= head.fetched
+    assert "openwiki/queue.md" not in head.fetched
+    assert b"repo://src/other.py#L3-L4" in files["openwiki/.claims/other.json"]  # moved down two lines
