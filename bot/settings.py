@@ -79,7 +79,8 @@ class Settings(ModelSettings):
     # Limits
     max_file_bytes: int = Field(1 << 20, gt=0, description="evidence files larger than this are errors")
     blob_cache_bytes: int = Field(256 << 20, gt=0, description="file contents cached by blob sha")
-    max_annotations: int = Field(500, ge=0, description="annotations per check run")
+    max_annotations: int = Field(500, ge=0, le=5000, description="annotations per check run")
+    max_claims_per_fix: int = Field(50, gt=0, description="claims the agent decides in one fix; the rest wait")
 
     @field_validator("github_api_url")
     @classmethod

@@ -34,13 +34,14 @@ from .pages import (
 from .resources import SCHEME, EvidenceResource, check_contained, parse_resource
 from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from .sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar
-from .snapshot import Change, FileChange, Kind, Snapshot
+from .snapshot import Change, Entry, FileChange, Kind, Snapshot
 from .text import FileText
 from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
 from .verdicts import OpenWikiVerdict, Verdict, worst
 from .versions import file_version, lines_version
 
 DEFAULT_MAX_FILE_BYTES = 1 << 20
+MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
 _CITED_PATH = re.compile(rb'repo://([^"#\\]*)')
 
 
@@ -80,17 +81,18 @@ def load_wiki(
     wiki_dir = normalize_wiki_dir(wiki_dir)
     pages: set[str] = set()
     symlinked: set[str] = set()
-    sidecars: list[tuple[str, Kind]] = []
+    sidecars: list[tuple[str, Entry]] = []
     for path, entry in snapshot.walk(wiki_dir):
         if is_sidecar(path, wiki_dir):
-            sidecars.append((path, entry.kind))
+            sidecars.append((path, entry))
         elif is_grounded_page(path[len(wiki_dir) + 1 :]):
             (pages if entry.kind is Kind.FILE else symlinked).add(path)
     wiki = Wiki(wiki_dir)
     with_claims: set[str] = set()
-    for sidecar_path, kind in sidecars:
+    for sidecar_path, entry in sidecars:
         page = page_for(sidecar_path, wiki_dir)
         loaded = LoadedPage(page, sidecar_path)
+        kind = entry.kind
         if kind is Kind.SYMLINK:
             loaded.error = f"{sidecar_path}: the sidecar is a symlink; OpenWiki refuses to read or write through one"
         elif kind is not Kind.FILE:
@@ -101,6 +103,8 @@ def load_wiki(
             loaded.error = f"{sidecar_path}: sidecar of a reserved page ({page.rsplit('/', 1)[-1]} holds no claims)"
         elif page not in pages:
             loaded.error = f"{sidecar_path}: orphan sidecar, its page {page} does not exist (OpenWiki deletes it)"
+        elif _oversized_sidecar(entry.size):
+            loaded.error = f"{sidecar_path}: {entry.size:,} bytes; a sidecar is read up to {MAX_SIDECAR_BYTES:,} bytes"
         else:
             data = snapshot.read(sidecar_path)
             if wanted is not None and not wanted(sidecar_path, data):
@@ -122,8 +126,16 @@ def load_wiki(
 def wiki_reads(snapshot: Snapshot, wiki_dir: str = DEFAULT_WIKI_DIR) -> list[str]:
     """The files a sweep reads before anything else: the ignore file and every sidecar of the wiki."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
-    paths = [path for path, entry in snapshot.walk(wiki_dir) if entry.kind is Kind.FILE and is_sidecar(path, wiki_dir)]
+    paths = [
+        path
+        for path, entry in snapshot.walk(wiki_dir)
+        if entry.kind is Kind.FILE and is_sidecar(path, wiki_dir) and not _oversized_sidecar(entry.size)
+    ]
     return [IGNORE_FILE, *paths]
+
+
+def _oversized_sidecar(size: int | None) -> bool:
+    return size is not None and size > MAX_SIDECAR_BYTES
 
 
 def sweep(
@@ -207,6 +219,16 @@ class Sweeper:
         if path not in cache:
             cache[path] = self._read(snapshot, path)
         return cache[path]
+
+    def readable(self, snapshot: Snapshot, path: str) -> bool:
+        """Whether reading `path` means reading its bytes: a regular file within the size limit (anything else is
+        decided from its entry alone, so a remote source need not fetch it)."""
+        entry = snapshot.entry(path)
+        return (
+            entry is not None
+            and entry.kind is Kind.FILE
+            and (entry.size is None or entry.size <= self.options.max_file_bytes)
+        )
 
     def _read(self, snapshot: Snapshot, path: str) -> FileText | Problem | None:
         entry = snapshot.entry(path)
@@ -447,9 +469,9 @@ class Sweeper:
         if self.change is not None and any(path in self.by_old for path in cited):
             head.update(f.new_path for f in self.change.files if f.new_path)
             base.update(f.old_path for f in self.change.files if f.old_path)
-        plan: list[tuple[Snapshot, list[str]]] = [(self.head, sorted(head))]
+        plan: list[tuple[Snapshot, list[str]]] = [(self.head, sorted(p for p in head if self.readable(self.head, p)))]
         if self.change is not None and base:
-            plan.append((self.change.base, sorted(base)))
+            plan.append((self.change.base, sorted(p for p in base if self.readable(self.change.base, p))))
         return plan
 
     def _cited_paths(self, records: list[EvidenceRecord]) -> set[str]:

@@ -74,7 +74,7 @@ class CodeView:
         problem = self.problem(path)
         if problem:
             return problem
-        if self._fetch is not None:
+        if self._fetch is not None and self.sweeper.readable(self.sweeper.head, path):
             await self._fetch([path])
         return self.sweeper.text(self.sweeper.head, path)
 
@@ -99,7 +99,7 @@ class CodeView:
             return []
         paths = [p for p in self.search_paths if p.startswith(within) and not self.problem(p)]
         if self._fetch is not None:
-            await self._fetch(paths)
+            await self._fetch([p for p in paths if self.sweeper.readable(self.sweeper.head, p)])
         hits: list[Hit] = []
         encoded = needle.encode()
         for path in paths:

@@ -61,11 +61,10 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, request: CheckReque
     source = rt.source(gh, repo_name)
     head = await source.snapshot(head_sha, label=request.head_label or head_sha)
     try:
-        config = await read_repo_config(source, head)
+        config = await read_repo_config(source, head, rt.settings)
     except ConfigError as exc:
         await complete_check_run(gh, repo_name, run_id, failure_output(f"{CONFIG_PATH} is not valid", str(exc)))
         return
-    source.max_file_bytes = config.limits.max_file_bytes
 
     base, merge_base = request.base, request.merge_base
     if request.prefer_pull_request and request.branch:

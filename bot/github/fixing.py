@@ -73,12 +73,11 @@ async def _fix(rt: AppRuntime, gh: GitHubClient, request: FixRequest) -> FixStat
     source = rt.source(gh, repo_name)
     head = await source.snapshot(head_sha, label=f"{target} ({head_sha[:12]})")
     try:
-        config = await read_repo_config(source, head)
+        config = await read_repo_config(source, head, rt.settings)
     except ConfigError as exc:
         return FixStatus(f"No fix: {CONFIG_PATH} is not valid. {exc}")
     if request.pr_number is not None and not config.fix_pull_requests:
         return FixStatus(f"No fix: `fix_pull_requests` is off in {CONFIG_PATH}.")
-    source.max_file_bytes = config.limits.max_file_bytes
 
     state = await inspect_branch(gh, repo_name, fix_branch_for(target), head_sha, await rt.bot_login())
     if state.person:  # a person's branch now: read nothing more, spend nothing

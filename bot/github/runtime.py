@@ -74,7 +74,7 @@ class AppRuntime:
 
     def source(self, gh: GitHubClient, full_name: str) -> GitHubSource:
         """The repository as the use cases read it, through this installation's client and the shared cache."""
-        return GitHubSource(gh, full_name, self.settings.graphql_url, self.cache, self.settings.max_file_bytes)
+        return GitHubSource(gh, full_name, self.settings.graphql_url, self.cache)
 
     def share_through(self, redis: Any) -> None:
         """Keep the daily token budgets and the paid answers in Redis, shared by every worker."""

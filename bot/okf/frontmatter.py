@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .yaml12 import YAMLError, load_yaml
+from .yaml12 import YAMLError, load_yaml, yaml_problem
 
 # OpenWiki's block pattern, applied after an optional byte-order mark (OpenWiki itself does not skip one).
 _BLOCK = re.compile(r"---(\r?\n)(.*?)(\r?\n)---(\r?\n|\Z)", re.S)
@@ -68,7 +68,7 @@ class Page:
         try:
             value = load_yaml(block)
         except YAMLError as exc:
-            raise FrontMatterError(f"invalid YAML front matter: {_yaml_problem(exc)}") from exc
+            raise FrontMatterError(f"invalid YAML front matter: {yaml_problem(exc)}") from exc
         if value is None:
             return {}
         if not isinstance(value, dict):
@@ -99,11 +99,6 @@ class Page:
                 continue
             break
         return start, end
-
-
-def _yaml_problem(exc: YAMLError) -> str:
-    text = " ".join(str(exc).split())
-    return text[:300]
 
 
 def set_field(text: str, key: str, lines: Sequence[str] | None) -> str:

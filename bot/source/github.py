@@ -108,15 +108,12 @@ class GitHubSnapshot:
         return data
 
     def missing(self, paths: Iterable[str]) -> list[str]:
-        """Which of `paths` are files this snapshot still lacks (within the size limit: larger ones are errors
-        the core reports from the listing alone)."""
-        limit = self.repo.max_file_bytes
+        """Which of `paths` are files this snapshot still lacks (what to fetch is the core's decision: it asks
+        only for what it will read, sizes included)."""
         wanted = []
         for path in paths:
             entry = self.tree.get(path)
             if entry is None or entry.kind is not Kind.FILE or entry.sha in self._held:
-                continue
-            if entry.size is not None and entry.size > limit:
                 continue
             cached = self.repo.cache.blobs.get(entry.sha)
             if cached is not None:
@@ -141,15 +138,12 @@ class GitHubSnapshot:
 class GitHubSource:
     """One repository, seen by one job through one installation's client."""
 
-    def __init__(
-        self, gh: GitHubReader, full_name: str, graphql_url: str, cache: SourceCache, max_file_bytes: int
-    ) -> None:
+    def __init__(self, gh: GitHubReader, full_name: str, graphql_url: str, cache: SourceCache) -> None:
         self.gh = gh
         self.owner, self.name = full_name.split("/", 1)
         self.full_name = full_name
         self.graphql_url = graphql_url
         self.cache = cache
-        self.max_file_bytes = max_file_bytes
 
     async def tree(self, commit: str) -> dict[str, TreeEntry]:
         tree = self.cache.trees.get(commit)

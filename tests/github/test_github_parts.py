@@ -8,12 +8,13 @@ import time
 
 import aiohttp
 import pytest
+from apptools import settings_for
 from fakegithub import FakeGitHub
 
 from bot.claims.snapshot import FileChange
 from bot.github.auth import InstallationTokens
 from bot.github.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
-from bot.github.repo_config import ConfigError, parse_repo_config
+from bot.github.repo_config import CONFIG_PATH, ConfigError, Limits, parse_repo_config
 from bot.settings import SettingsError, load_settings
 from bot.source.github import TreeEntry, git_blob_id, tree_diff
 
@@ -185,3 +186,38 @@ def test_tree_diff_finds_renames_by_content() -> None:
         FileChange(None, "d.py"),
     }
     assert git_blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"  # `git hash-object`
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("limits: " + "[" * 5_000 + "]" * 5_000, "invalid YAML: collections are nested more than 32 deep"),
+        ("limits:\n  max_file_bytes: " + "9" * 5_000, "invalid YAML: an integer has more digits than can be read"),
+        ("model: " + "x" * 70_000, "70,007 bytes; the file may hold at most 65,536"),
+        ("a: 1\na: 2\n", 'invalid YAML: found duplicate key "a" with value "2" (original value: "1") at line 2, column 1'),
+    ],
+)
+def test_a_hostile_repository_config_is_a_config_error(text: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as raised:
+        parse_repo_config(text.encode())
+    message = str(raised.value)
+    assert message.startswith(f"{CONFIG_PATH}: {problem}") and "\n" not in message and "http" not in message
+
+
+def test_a_repository_can_only_lower_the_apps_limits(fake: FakeGitHub) -> None:
+    settings = settings_for(
+        fake, max_file_bytes=1000, max_annotations=10, max_claims_per_fix=5, tokens_per_run=100, tokens_per_day=1000
+    )
+    higher = parse_repo_config(
+        b"limits: {max_file_bytes: 99999999, max_annotations: 5000, max_claims_per_fix: 900,"
+        b" tokens_per_run: 99999999, tokens_per_day: 99999999}"
+    )
+    assert higher.bounded_by(settings).limits == Limits(
+        max_file_bytes=1000, max_annotations=10, max_claims_per_fix=5, tokens_per_run=100, tokens_per_day=1000
+    )
+    lower = parse_repo_config(b"limits: {max_file_bytes: 10, max_annotations: 0, max_claims_per_fix: 1}")
+    bounded = lower.bounded_by(settings)
+    assert (bounded.limits.max_file_bytes, bounded.limits.max_annotations, bounded.limits.max_claims_per_fix) == (
+        10, 0, 1,
+    )  # fmt: skip
+    assert bounded.model_copy(update={"limits": lower.limits}) == lower  # nothing else changes

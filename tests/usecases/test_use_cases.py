@@ -11,7 +11,7 @@ import pytest
 from bot.claims import resolve_evidence
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
-from bot.claims.sweep import SweepOptions, sweep
+from bot.claims.sweep import MAX_SIDECAR_BYTES, SweepOptions, sweep
 from bot.usecases.check import check
 from bot.usecases.fix import prepare_fix, run_fix
 
@@ -151,3 +151,22 @@ def test_the_fix_reads_its_pages_sidecars_and_last_update_only_after_fetching_th
     assert {"openwiki/other.md", "openwiki/.claims/other.json", "openwiki/.last-update.json"} <= head.fetched
     assert "openwiki/queue.md" not in head.fetched
     assert b"repo://src/other.py#L3-L4" in files["openwiki/.claims/other.json"]  # moved down two lines
+
+
+def test_what_the_core_will_not_read_is_not_fetched() -> None:
+    """An evidence file over the size limit and a sidecar over its cap are judged from their entries: neither is
+    fetched, both are reported; a sidecar larger than the evidence limit is still read (it is not evidence)."""
+    files = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER + "# padding\n" * 200}, CLAIMS)
+    files["openwiki/huge.md"] = PAGE.encode()
+    files["openwiki/.claims/huge.json"] = b" " * (MAX_SIDECAR_BYTES + 1)
+    head = FetchFirst(MemorySnapshot(files), "head")
+    report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions(max_file_bytes=1000)))
+    assert "src/other.py" not in head.fetched and "openwiki/.claims/huge.json" not in head.fetched
+    assert "openwiki/.claims/queue.json" in head.fetched and len(files["openwiki/.claims/queue.json"]) > 100
+    by_page = {p.page: p for p in report.pages}
+    assert by_page["openwiki/huge.md"].error == (
+        f"openwiki/.claims/huge.json: {MAX_SIDECAR_BYTES + 1:,} bytes; a sidecar is read up to {MAX_SIDECAR_BYTES:,} bytes"
+    )
+    [helper] = by_page["openwiki/other.md"].claims
+    assert helper.verdict.value == "error" and "larger than the 1000-byte limit" in str(helper.evidence[0].error)
+    assert [c.verdict.value for c in by_page["openwiki/queue.md"].claims] == ["fresh"]
