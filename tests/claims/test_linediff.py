@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+import subprocess
 from difflib import SequenceMatcher
+from pathlib import Path
 
 import pytest
 
 from bot.claims import linediff
-from bot.claims.linediff import LineDiff
+from bot.claims.linediff import Hunk, LineDiff
 
 
 def _check_valid(old: list[str], new: list[str], diff: LineDiff) -> None:
@@ -81,12 +83,73 @@ def test_moved_block_keeps_the_larger_part_matched() -> None:
     assert diff.old_to_new[1:4] == [-1, -1, -1]
 
 
-def test_insertions_slide_down_as_in_git() -> None:
+def _git_alignment(old: list[str], new: list[str], folder: Path) -> list[int]:
+    """Which new line each old line is shown against by `git diff --no-indent-heuristic` (-1: removed)."""
+    (folder / "old").write_text("".join(line + "\n" for line in old))
+    (folder / "new").write_text("".join(line + "\n" for line in new))
+    shown = subprocess.run(
+        ["git", "diff", "--no-index", "--no-color", "--no-indent-heuristic", "-U100000", "old", "new"],
+        cwd=folder, capture_output=True, text=True, check=False,
+    ).stdout.splitlines()  # fmt: skip
+    alignment, i, j = [-1] * len(old), 0, 0
+    for line in shown[next(n for n, text in enumerate(shown) if text.startswith("@@")) + 1 :]:
+        if line.startswith(" "):
+            alignment[i] = j
+        i += line[0] in " -"
+        j += line[0] in " +"
+    return alignment
+
+
+# old, new, where each old line stands in new (-1: removed), the hunks. Each case is one the matcher itself
+# places high (its anchors or its suffix match pin the surrounding lines), so only the slide puts it low.
+SLIDES = [
+    pytest.param(
+        ["a", "x", "", "y"], ["b", "x", "", "", "y"], [-1, 1, 2, 4], [Hunk(0, 1, 0, 1), Hunk(3, 3, 3, 4)],
+        id="one blank line inserted among blank lines is the last of them",
+    ),
+    pytest.param(
+        ["a", "x", "", "", "y"], ["b", "x", "", "y"], [-1, 1, 2, -1, 3], [Hunk(0, 1, 0, 1), Hunk(3, 4, 3, 3)],
+        id="one blank line deleted among blank lines is the last of them",
+    ),
+    pytest.param(
+        ["A", "x", "a", "b", "z"], ["B", "x", "a", "b", "a", "b", "z"], [-1, 1, 2, 3, 6],
+        [Hunk(0, 1, 0, 1), Hunk(4, 4, 4, 6)],
+        id="a repeated two-line block inserted is the second copy",
+    ),
+    pytest.param(
+        ["A", "x", "a", "b", "a", "b", "z"], ["B", "x", "a", "b", "z"], [-1, 1, 2, 3, -1, -1, 4],
+        [Hunk(0, 1, 0, 1), Hunk(4, 6, 4, 4)],
+        id="a repeated two-line block deleted is the second copy",
+    ),
+    pytest.param(
+        ["q", "u", "}", "", "v", "}", "w"], ["r", "u", "}", "", "v", "}", "", "v", "}", "w"],
+        [-1, 1, 2, 3, 4, 5, 9], [Hunk(0, 1, 0, 1), Hunk(6, 6, 6, 9)],
+        id="a three-line block slides as far as the lines repeat",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("old", "new", "alignment", "hunks"), SLIDES)
+def test_pure_insertions_and_deletions_slide_down_as_git_shows_them(
+    old: list[str], new: list[str], alignment: list[int], hunks: list[Hunk], tmp_path: Path
+) -> None:
+    """Where an inserted or deleted block could sit in several places, it sits as low as the repeated lines
+    allow: where `git diff` shows it (xdiff's compaction; git's indent heuristic, on by default, may shift a
+    block back up so it ends at a blank line, which only moves which of two identical copies is called new)."""
+    diff = LineDiff(old, new)
+    assert diff.old_to_new == alignment
+    assert diff.hunks == hunks
+    assert list(diff.new_added) == [0 if j in alignment else 1 for j in range(len(new))]
+    assert _git_alignment(old, new, tmp_path) == alignment
+
+
+def test_a_blank_line_inserted_or_deleted_next_to_another_is_the_lower_one() -> None:
     # An inserted blank line among blank lines is shown as the last one, as `git diff` does.
     diff = LineDiff(["x", "", "y"], ["x", "", "", "y"])
-    assert list(diff.new_added) == [0, 0, 1, 0]
+    assert (diff.old_to_new, list(diff.new_added)) == ([0, 1, 3], [0, 0, 1, 0])
     diff = LineDiff(["x", "", "", "y"], ["x", "", "y"])
     assert diff.old_to_new == [0, 1, -1, 2]
+    assert diff.hunks == [Hunk(2, 3, 2, 2)]
 
 
 def test_new_positions_of_replaced_lines() -> None:
@@ -95,10 +158,35 @@ def test_new_positions_of_replaced_lines() -> None:
     assert (diff.new_start_of(0), diff.new_end_of(0)) == (0, 1)
 
 
-def test_huge_region_without_anchors_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A region too large for the quadratic fallback is treated as replaced instead of stalling."""
-    monkeypatch.setattr(linediff, "FALLBACK_CELLS", 100)
-    old = ["x", "y"] * 20
-    new = ["y", "x"] * 20
+def test_a_region_without_anchors_is_matched_up_to_the_bound_and_replaced_beyond_it() -> None:
+    """No line unique on both sides: the quadratic matcher runs on at most FALLBACK_CELLS (old x new lines);
+    a larger region is treated as replaced, whole, so a pathological file cannot stall a sweep."""
+    assert linediff.FALLBACK_CELLS == 1000 * 1000
+    at_bound = LineDiff(["x", "y"] * 500, ["y", "x"] * 500)  # 1000 x 1000 lines: matched
+    assert at_bound.old_to_new == [*range(1, 1000), -1]
+    assert at_bound.hunks == [Hunk(0, 0, 0, 1), Hunk(999, 1000, 1000, 1000)]
+    beyond = LineDiff(["x", "y"] * 500, ["y", "x"] * 500 + ["x"])  # 1000 x 1001 lines: replaced
+    assert beyond.old_to_new == [-1] * 1000
+    assert list(beyond.new_added) == [1] * 1001
+    assert beyond.hunks == [Hunk(0, 1000, 0, 1001)]
+    assert (beyond.new_start_of(0), beyond.new_end_of(999)) == (0, 1001)
+
+
+def test_the_bound_is_per_region_between_anchors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unique line splits a file too large for the fallback into regions that each fit it."""
+    old = ["x", "y"] * 300 + ["ANCHOR"] + ["x", "y"] * 300
+    new = ["y", "x"] * 300 + ["ANCHOR"] + ["y", "x"] * 300
     diff = LineDiff(old, new)
-    _check_valid(old, new, diff)
+    assert diff.old_to_new[600] == 600
+    assert diff.old_to_new[:600] == [*range(1, 600), -1]
+    assert diff.old_to_new[601:] == [*range(602, 1201), -1]
+    assert diff.hunks == [
+        Hunk(0, 0, 0, 1),
+        Hunk(599, 600, 600, 600),
+        Hunk(601, 601, 601, 602),
+        Hunk(1200, 1201, 1201, 1201),
+    ]
+    monkeypatch.setattr(linediff, "FALLBACK_CELLS", 600 * 600 - 1)  # each region one cell too large
+    replaced = LineDiff(old, new)
+    assert replaced.old_to_new == [-1] * 600 + [600] + [-1] * 600
+    assert replaced.hunks == [Hunk(0, 600, 0, 600), Hunk(601, 1201, 601, 1201)]
