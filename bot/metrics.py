@@ -1,6 +1,8 @@
 """What a Wikiwarden process reports to Prometheus (`GET /metrics` of the web process and of every worker).
 
-Labels stay few and bounded: event names, job kinds and outcomes, HTTP methods, routes with ids blurred.
+Labels stay few and bounded, and none comes from an unauthenticated request: event names from a fixed set (the
+events handled, `ping`, `other`, and `unverified` before the signature is checked), job kinds and outcomes, HTTP
+methods, routes with ids blurred.
 """
 
 from __future__ import annotations
@@ -10,12 +12,12 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 DELIVERIES = Counter(
     "wikiwarden_deliveries_total",
     "Webhook deliveries received, by event and what became of them",
-    ["event", "outcome"],  # accepted, duplicate, ignored, bad_signature, bad_request, too_large
+    ["event", "outcome"],  # accepted, duplicate, ignored, bad_signature, bad_request, too_large, unavailable
 )
 JOBS = Counter(
     "wikiwarden_jobs_total",
     "Job tries, by kind and outcome",
-    ["kind", "outcome"],  # completed, retried, failed, superseded
+    ["kind", "outcome"],  # completed, retried, failed, superseded, permanent (a failure never retried)
 )
 JOB_SECONDS = Histogram(
     "wikiwarden_job_duration_seconds",

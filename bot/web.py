@@ -1,27 +1,33 @@
-"""The web process: `POST /webhook` validates, de-duplicates and enqueues, then answers; `GET /healthz`,
+"""The web process: `POST /webhook` authenticates, parses, de-duplicates and enqueues, then answers; `GET /healthz`,
 `GET /metrics` (Prometheus).
 
-Nothing slow happens in a request: GitHub gives a delivery 10 seconds and never retries by itself, so the
-handler only checks the signature (mandatory), drops replays and the App's own events, and hands jobs to
-the queue. Every refusal is a 4xx with a reason, never a 500.
+Anyone on the internet can reach `POST /webhook`, so the order matters: the body's size, then its signature
+(mandatory, `sha256=` only), and only then anything the request says about itself. A signed delivery of an event
+Wikiwarden handles is parsed into its route's model before any handler runs, so a payload of the wrong shape is a
+400 naming the fields. Nothing slow happens in a request: GitHub gives a delivery 10 seconds and never retries by
+itself, so the handler only drops replays and the App's own events and hands jobs to the queue. Every refusal is
+a 4xx with a reason; the only 5xx is a 503 when the queue (or GitHub, asked who the App is) cannot be reached,
+and then the delivery is forgotten, so GitHub's redelivery is taken.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import aiohttp
 import orjson
 from aiohttp import web
 from cachetools import TTLCache
-from gidgethub import ValidationFailure
-from gidgethub.sansio import Event, validate_event
 
-from .github.handlers import WebhookContext, router
+from .github.handlers import Envelope, PayloadError, WebhookContext, parse_payload, routes
 from .github.runners import RUNNERS
 from .github.runtime import AppRuntime
+from .github.signature import signature_is_valid
 from .jobs import DELIVERY_MEMORY_SECONDS, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
@@ -36,77 +42,121 @@ QUEUE = web.AppKey("queue", Queue)
 SEEN = web.AppKey("seen deliveries", TTLCache)
 QueueFactory = Callable[[AppRuntime], Queue]
 
+# Metric labels never come from a request: before the signature is checked nothing of it is known
+# ("unverified"), and afterwards the event header (which the signature does not cover) names one of these or is
+# counted as "other".
+UNVERIFIED = "unverified"
+EVENT_LABELS = frozenset(routes.events | {"ping"})
+DELIVERY_ID = re.compile(r"[A-Za-z0-9._:-]{1,100}")  # GitHub's are GUIDs
 
-def _reply(status: int, message: str) -> web.Response:
-    return web.Response(status=status, body=orjson.dumps({"message": message}), content_type="application/json")
+
+def event_label(event: str | None) -> str:
+    return event if event in EVENT_LABELS else "other"
 
 
-def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Event:
-    """Check the signature (mandatory, constant-time), then decode: gidgethub's rules, with a faster decoder.
+class Refusal(Exception):
+    """A delivery answered without work: its status, the outcome counted, and the reason given."""
 
-    Raises ValidationFailure for a missing or wrong signature, ValueError for anything else malformed.
-    """
-    signature = headers.get("X-Hub-Signature-256")
-    if not signature:
-        raise ValidationFailure("the X-Hub-Signature-256 header is missing")
-    validate_event(body, signature=signature, secret=secret)
+    def __init__(self, status: int, outcome: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.outcome, self.message = status, outcome, message
+
+
+@dataclass(frozen=True)
+class Delivery:
+    event: str
+    id: str
+    data: dict[str, Any]
+
+
+def _reply(status: int, message: str, **extra: Any) -> web.Response:
+    body = orjson.dumps({"message": message, **extra})
+    return web.Response(status=status, body=body, content_type="application/json")
+
+
+def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Delivery:
+    """Check the signature first (nothing else of an unauthenticated request is read), then the headers and the
+    JSON. Raises Refusal: 401 for any missing, malformed or wrong signature, 400 for anything else malformed."""
+    if not signature_is_valid(headers.get("X-Hub-Signature-256"), body, secret):
+        raise Refusal(401, "bad_signature", "the signature is missing or does not match the webhook secret")
     event, delivery = headers.get("X-GitHub-Event"), headers.get("X-GitHub-Delivery")
-    if not event or not delivery:
-        raise ValueError("missing X-GitHub-Event or X-GitHub-Delivery")
+    if not event or not delivery or not DELIVERY_ID.fullmatch(delivery):
+        raise Refusal(400, "bad_request", "not a GitHub webhook delivery: missing X-GitHub-Event or X-GitHub-Delivery")
     content_type = headers.get("Content-Type", "").split(";", 1)[0].strip()
     if content_type != "application/json":
-        raise ValueError(f"expected application/json, got {content_type or 'no content type'}")
+        reason = f"expected application/json, got {content_type[:60] or 'no content type'}"
+        raise Refusal(400, "bad_request", f"not a GitHub webhook delivery: {reason}")
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        raise ValueError(f"the body is not JSON: {exc}") from exc
-    return Event(data, event=event, delivery_id=delivery)
+        raise Refusal(400, "bad_request", f"not a GitHub webhook delivery: the body is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise Refusal(400, "bad_request", "not a GitHub webhook delivery: the body is not a JSON object")
+    return Delivery(event, delivery, data)
+
+
+async def _read_body(request: web.Request, limit: int) -> bytes:
+    if request.content_length is not None and request.content_length > limit:
+        raise Refusal(413, "too_large", "payload too large")
+    try:
+        return await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise Refusal(413, "too_large", "payload too large") from None
 
 
 async def webhook(request: web.Request) -> web.Response:
-    event_name = request.headers.get("X-GitHub-Event", "")[:40] or "none"
-
-    def answer(status: int, outcome: str, message: str) -> web.Response:
-        DELIVERIES.labels(event_name if outcome != "bad_signature" else "unverified", outcome).inc()
-        return _reply(status, message)
-
-    settings = request.app[SETTINGS]
-    if request.content_length is not None and request.content_length > settings.max_body_bytes:
-        return answer(413, "too_large", "payload too large")
+    label = UNVERIFIED
     try:
-        body = await request.read()
-    except web.HTTPRequestEntityTooLarge:
-        return answer(413, "too_large", "payload too large")
+        settings = request.app[SETTINGS]
+        body = await _read_body(request, settings.max_body_bytes)
+        delivery = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
+        label = event_label(delivery.event)
+        outcome, answer = await _take(request.app, delivery)
+    except Refusal as refusal:
+        if refusal.status == 400 and label != UNVERIFIED:
+            log.warning("delivery refused: %s", refusal.message, extra={"event": label})
+        DELIVERIES.labels(label, refusal.outcome).inc()
+        return _reply(refusal.status, refusal.message)
+    DELIVERIES.labels(label, outcome).inc()
+    return answer
+
+
+async def _take(app: web.Application, delivery: Delivery) -> tuple[str, web.Response]:
+    """An authenticated delivery: parsed into its route's model, then de-duplicated and handed to its handler."""
+    if delivery.event == "ping":
+        return "ignored", _reply(200, "pong")
+    if delivery.event not in routes.events:
+        raise Refusal(202, "ignored", "ignored: an event Wikiwarden does not handle")
     try:
-        event = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
-    except ValidationFailure:
-        return answer(401, "bad_signature", "the signature is missing or does not match the webhook secret")
-    except ValueError as exc:
-        return answer(400, "bad_request", f"not a GitHub webhook delivery: {exc}")
-    if event.event == "ping":
-        return answer(200, "ignored", "pong")
-    if not event.delivery_id:
-        return answer(400, "bad_request", "missing X-GitHub-Delivery")
-    seen = request.app[SEEN]
-    if event.delivery_id in seen:
-        return answer(200, "duplicate", "already received")  # a redelivery keeps its id: do the work once
-    if not isinstance(event.data, dict) or "installation" not in event.data:
-        return answer(202, "ignored", "ignored: not an App installation event")
-    runtime = request.app[RUNTIME]
-    sender = (event.data.get("sender") or {}).get("login")
-    if sender is not None and sender == await runtime.bot_login():
-        seen[event.delivery_id] = True
-        return answer(202, "ignored", "ignored: caused by Wikiwarden itself")
-    ctx = WebhookContext(
-        delivery=event.delivery_id, submit=request.app[QUEUE].submit, forget_installation=runtime.tokens.forget
-    )
-    with work_context(delivery=event.delivery_id, repo=(event.data.get("repository") or {}).get("full_name")):
-        await router.dispatch(event, ctx)
-        seen[event.delivery_id] = True
-        log.info("delivery accepted", extra={"event": event.event, "jobs": len(ctx.jobs)})
-    DELIVERIES.labels(event_name, "accepted").inc()
-    body = orjson.dumps({"message": "accepted", "jobs": [j.kind for j in ctx.jobs]})
-    return web.Response(status=202, body=body, content_type="application/json")
+        envelope = parse_payload(Envelope, delivery.event, delivery.data)
+        if envelope.installation is None:
+            raise Refusal(202, "ignored", "ignored: not an App installation event")
+        route = routes.find(delivery.event, envelope.action)
+        if route is None:
+            raise Refusal(202, "ignored", "ignored: Wikiwarden does nothing on this action")
+        payload = parse_payload(route.model, delivery.event, delivery.data)
+    except PayloadError as exc:
+        raise Refusal(400, "bad_request", str(exc)) from None
+
+    # Check and mark in one step, with no await between: of concurrent copies of a delivery only one goes on.
+    seen = app[SEEN]
+    if delivery.id in seen:
+        raise Refusal(200, "duplicate", "already received")  # a redelivery keeps its id: do the work once
+    seen[delivery.id] = True
+    runtime = app[RUNTIME]
+    repo = getattr(payload, "repository", None)
+    ctx = WebhookContext(delivery=delivery.id, submit=app[QUEUE].submit, forget_installation=runtime.tokens.forget)
+    with work_context(delivery=delivery.id, repo=repo.full_name if repo is not None else None):
+        try:
+            if payload.sender is not None and payload.sender.login == await runtime.bot_login():
+                return "ignored", _reply(202, "ignored: caused by Wikiwarden itself")
+            await route.handler(payload, ctx)
+        except Exception:
+            seen.pop(delivery.id, None)  # forget it, so GitHub's redelivery is taken
+            log.exception("could not take a delivery", extra={"event": delivery.event})
+            raise Refusal(503, "unavailable", "the delivery could not be queued; redeliver it to try again") from None
+        log.info("delivery accepted", extra={"event": delivery.event, "jobs": len(ctx.jobs)})
+    return "accepted", _reply(202, "accepted", jobs=[job.kind for job in ctx.jobs])
 
 
 async def healthz(request: web.Request) -> web.Response:

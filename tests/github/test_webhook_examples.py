@@ -1,4 +1,5 @@
-"""GitHub's documented webhook payloads (tests/data/webhooks) carry the fields the bot reads, where they exist."""
+"""GitHub's documented webhook payloads (tests/data/webhooks) carry the fields the bot reads, where they exist, and
+parse into the App's payload models."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bot.github.handlers import Envelope, parse_payload, routes
+from bot.github.handlers.payloads import CheckSuiteEvent, PullRequestEvent, PushEvent, RequestedActionEvent
 
 HERE = Path(__file__).parents[1] / "data" / "webhooks"
 FILES = sorted(path.name for path in HERE.glob("*.json") if path.name != "index.json")
@@ -180,3 +184,73 @@ def test_installation_events(name: str) -> None:
     if event_of(name) == "installation_repositories":
         assert isinstance(payload["repositories_added"], list) and isinstance(payload["repositories_removed"], list)
         assert payload["repository_selection"] in {"all", "selected"}
+
+
+# -- the App's payload models (bot/github/handlers/payloads.py) read every example -----------------------------
+
+# What the App receives but does nothing with (a 202 "ignored" without reading further).
+UNROUTED = {
+    ("ping", None),
+    ("installation_repositories", "added"),
+    ("installation_repositories", "removed"),
+    ("pull_request", "closed"),
+    ("check_suite", "requested"),
+    ("check_run", "created"),
+}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_example_parses_into_the_model_of_its_route(name: str) -> None:
+    payload = load(name)
+    event, action = event_of(name), action_of(name)
+    if name in LACKS["installation.id"]:
+        # Recorded from a repository webhook: the door ignores it; given the installation an App gets, it fits.
+        assert parse_payload(Envelope, event, payload).installation is None
+        payload["installation"] = {"id": 1}
+    route = routes.find(event, action) if event in routes.events else None
+    if route is None:
+        assert (event, action) in UNROUTED
+        return
+    parsed = parse_payload(route.model, event, payload)
+    assert parsed.installation.id == payload["installation"]["id"]
+    if event != "installation":
+        assert parsed.repository.full_name == payload["repository"]["full_name"]
+        assert parsed.repository.id == payload["repository"]["id"]
+
+
+def test_every_route_has_an_example() -> None:
+    routed = {(event, action) for name in FILES for event, action in [(event_of(name), action_of(name))]}
+    for event in routes.events:
+        assert any(e == event and routes.find(event, a) is not None for e, a in routed - UNROUTED), event
+
+
+def test_the_examples_fields_reach_the_models() -> None:
+    push = parse_payload(PushEvent, "push", load("push.5.json"))
+    raw = load("push.5.json")
+    assert (push.ref, push.before, push.after, push.created, push.deleted, push.forced) == (
+        raw["ref"], raw["before"], raw["after"], raw["created"], raw["deleted"], raw["forced"],
+    )  # fmt: skip
+    assert push.repository.default_branch == raw["repository"]["default_branch"]
+    pull = parse_payload(PullRequestEvent, "pull_request", load("pull_request.opened.2.json")).pull_request
+    raw_pull = load("pull_request.opened.2.json")["pull_request"]
+    assert (pull.number, pull.head.sha, pull.head.ref, pull.base.sha, pull.base.ref) == (
+        raw_pull["number"], raw_pull["head"]["sha"], raw_pull["head"]["ref"], raw_pull["base"]["sha"], raw_pull["base"]["ref"],
+    )  # fmt: skip
+    assert pull.head.repo is not None and pull.head.repo.full_name == raw_pull["head"]["repo"]["full_name"]
+    action = parse_payload(RequestedActionEvent, "check_run", load("check_run.requested_action.1.json"))
+    raw_run = load("check_run.requested_action.1.json")["check_run"]
+    assert (action.check_run.id, action.check_run.name, action.check_run.head_sha) == (
+        raw_run["id"], raw_run["name"], raw_run["head_sha"],
+    )  # fmt: skip
+    assert [p.number for p in action.check_run.pull_requests] == [p["number"] for p in raw_run["pull_requests"]]
+    assert action.check_run.check_suite.head_branch == raw_run["check_suite"]["head_branch"]
+    suite = parse_payload(CheckSuiteEvent, "check_suite", load("check_suite.rerequested.1.json")).check_suite
+    raw_suite = load("check_suite.rerequested.1.json")["check_suite"]
+    assert (suite.head_sha, suite.before, suite.head_branch) == (
+        raw_suite["head_sha"],
+        raw_suite["before"],
+        raw_suite["head_branch"],
+    )
+    assert [(p.number, p.base.sha, p.base.repo.id) for p in suite.pull_requests] == [
+        (p["number"], p["base"]["sha"], p["base"]["repo"]["id"]) for p in raw_suite["pull_requests"]
+    ]

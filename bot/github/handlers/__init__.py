@@ -1,12 +1,12 @@
-"""Webhook routes: one gidgethub Router per feature, combined here. Handlers only turn an event into jobs."""
+"""Webhook routes: one table per feature, combined here. Handlers only turn a parsed payload into jobs."""
 
 from __future__ import annotations
 
-from gidgethub.routing import Router
-
 from . import checks, installation, pull_request, push
 from .context import WebhookContext
+from .payloads import Envelope, PayloadError, parse_payload
+from .routing import Route, Routes
 
-router = Router(push.router, pull_request.router, checks.router, installation.router)
+routes = Routes(push.routes, pull_request.routes, checks.routes, installation.routes)
 
-__all__ = ["WebhookContext", "router"]
+__all__ = ["Envelope", "PayloadError", "Route", "Routes", "WebhookContext", "parse_payload", "routes"]

@@ -3,92 +3,96 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from gidgethub.routing import Router
-from gidgethub.sansio import Event
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...jobs import Job
 from ...jobs.requests import CheckRequest, FixRequest
 from ..checks import CHECK_NAME, FIX_ACTION
 from .fields import repo_ref
+from .payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
+from .routing import Routes
 
 if TYPE_CHECKING:
     from .context import WebhookContext
 
-router = Router()
+routes = Routes()
 ZERO_SHA = "0" * 40
 
 
-def _change(repo: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Change:
+    base: str | None
+    base_label: str | None
+    pr_number: int | None
+    target: str | None  # the branch a fix goes to; None for a fork (whose branch GitHub hides)
+    key: str
+
+
+def _change(repo_id: int, suite: SuiteChange) -> _Change:
     """What a check suite's commit changed: a same-repository pull request's change (from its base), else the
-    push's (from `before`); `target` is the branch a fix goes to, None for a fork (whose branch GitHub hides)."""
-    pulls = suite.get("pull_requests") or []
-    same_repo = [p for p in pulls if ((p.get("base") or {}).get("repo") or {}).get("id") == repo["id"]]
+    push's (from `before`)."""
+    same_repo = [p for p in suite.pull_requests if p.base.repo.id == repo_id]
     if same_repo:
         pull = same_repo[0]
-        return {
-            "base": pull["base"]["sha"],
-            "base_label": pull["base"]["ref"],
-            "pr_number": pull["number"],
-            "target": (pull.get("head") or {}).get("ref") or suite.get("head_branch"),
-            "key": f"pr:{pull['number']}",
-        }
-    before = suite.get("before") or ZERO_SHA
+        return _Change(
+            base=pull.base.sha,
+            base_label=pull.base.ref,
+            pr_number=pull.number,
+            target=pull.head.ref,
+            key=f"pr:{pull.number}",
+        )
+    before = suite.before or ZERO_SHA
     base = None if before == ZERO_SHA else before
-    branch = suite.get("head_branch")
-    return {
-        "base": base,
-        "base_label": before[:12] if base else None,
-        "pr_number": None,
-        "target": branch,
-        "key": f"branch:{branch}",
-    }
+    branch = suite.head_branch
+    return _Change(
+        base=base, base_label=before[:12] if base else None, pr_number=None, target=branch, key=f"branch:{branch}"
+    )
 
 
-def _recheck(data: dict[str, Any], suite: dict[str, Any], delivery: str) -> Job:
-    change = _change(data["repository"], suite)
+def _recheck(event: RepositoryEvent, suite: SuiteChange, head_sha: str, delivery: str) -> Job:
+    change = _change(event.repository.id, suite)
     request = CheckRequest(
-        repo=repo_ref(data),
-        head_sha=suite["head_sha"],
-        base=change["base"],
-        base_label=change["base_label"],
+        repo=repo_ref(event),
+        head_sha=head_sha,
+        base=change.base,
+        base_label=change.base_label,
         merge_base=True,
         new_run=True,  # GitHub asks for a new check run when one is re-requested
     )
-    return Job(f"{data['repository']['id']}:{change['key']}", delivery, request)
+    return Job(f"{event.repository.id}:{change.key}", delivery, request)
 
 
-@router.register("check_suite", action="rerequested")
-async def on_suite_rerequested(event: Event, ctx: WebhookContext) -> None:
-    await ctx.enqueue(_recheck(event.data, event.data["check_suite"], ctx.delivery))
+@routes.register("check_suite", "rerequested", model=CheckSuiteEvent)
+async def on_suite_rerequested(event: CheckSuiteEvent, ctx: WebhookContext) -> None:
+    await ctx.enqueue(_recheck(event, event.check_suite, event.check_suite.head_sha, ctx.delivery))
 
 
-@router.register("check_run", action="rerequested")
-async def on_run_rerequested(event: Event, ctx: WebhookContext) -> None:
-    run = event.data["check_run"]
-    if run.get("name") == CHECK_NAME:
-        await ctx.enqueue(_recheck(event.data, {**run["check_suite"], "head_sha": run["head_sha"]}, ctx.delivery))
+@routes.register("check_run", "rerequested", model=CheckRunEvent)
+async def on_run_rerequested(event: CheckRunEvent, ctx: WebhookContext) -> None:
+    run = event.check_run
+    if run.name == CHECK_NAME:
+        await ctx.enqueue(_recheck(event, run.check_suite, run.head_sha, ctx.delivery))
 
 
-@router.register("check_run", action="requested_action")
-async def on_requested_action(event: Event, ctx: WebhookContext) -> None:
-    data = event.data
-    run = data["check_run"]
-    if (data.get("requested_action") or {}).get("identifier") != FIX_ACTION["identifier"]:
+@routes.register("check_run", "requested_action", model=RequestedActionEvent)
+async def on_requested_action(event: RequestedActionEvent, ctx: WebhookContext) -> None:
+    run = event.check_run
+    if event.requested_action.identifier != FIX_ACTION["identifier"]:
         return
-    suite = {**(run.get("check_suite") or {}), "pull_requests": run.get("pull_requests") or []}
-    change = _change(data["repository"], suite)
-    target = change["target"]
+    # The button's run lists the pull requests itself; its suite's list may be older.
+    suite = run.check_suite.model_copy(update={"pull_requests": run.pull_requests})
+    change = _change(event.repository.id, suite)
     request = FixRequest(
-        repo=repo_ref(data),
-        head_sha=run["head_sha"],
-        check_run_id=run["id"],
-        target=target,
-        base=change["base"],
-        base_label=change["base_label"],
+        repo=repo_ref(event),
+        head_sha=run.head_sha,
+        check_run_id=run.id,
+        target=change.target,
+        base=change.base,
+        base_label=change.base_label,
         merge_base=True,
-        pr_number=change["pr_number"],
-        requested_by=(data.get("sender") or {}).get("login"),
+        pr_number=change.pr_number,
+        requested_by=event.sender.login if event.sender is not None else None,
     )
-    await ctx.enqueue(Job(f"{data['repository']['id']}:fix:{target or run['head_sha']}", ctx.delivery, request))
+    key = f"{event.repository.id}:fix:{change.target or run.head_sha}"
+    await ctx.enqueue(Job(key, ctx.delivery, request))

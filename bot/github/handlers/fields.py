@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...jobs.requests import RepoRef
+from .payloads import RepositoryEvent
 
 
-def repo_ref(data: dict[str, Any]) -> RepoRef:
-    repo = data["repository"]
+def repo_ref(payload: RepositoryEvent) -> RepoRef:
+    repo = payload.repository
     return RepoRef(
-        installation_id=data["installation"]["id"],
-        full_name=repo["full_name"],
-        id=repo["id"],
-        html_url=repo.get("html_url"),
+        installation_id=payload.installation.id, full_name=repo.full_name, id=repo.id, html_url=repo.html_url
     )

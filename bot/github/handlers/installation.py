@@ -5,20 +5,19 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from gidgethub.routing import Router
-from gidgethub.sansio import Event
+from .payloads import InstallationEvent
+from .routing import Routes
 
 if TYPE_CHECKING:
     from .context import WebhookContext
 
-router = Router()
+routes = Routes()
 log = logging.getLogger(__name__)
 
 
-@router.register("installation")
-async def on_installation(event: Event, ctx: WebhookContext) -> None:
-    installation = event.data["installation"]
-    action = event.data.get("action")
-    log.info("installation %s", action, extra={"installation": installation["id"], "delivery": ctx.delivery})
-    if action in ("deleted", "suspend"):
-        ctx.forget_installation(int(installation["id"]))
+@routes.register("installation", model=InstallationEvent)
+async def on_installation(event: InstallationEvent, ctx: WebhookContext) -> None:
+    installation = event.installation.id
+    log.info("installation %s", event.action, extra={"installation": installation, "delivery": ctx.delivery})
+    if event.action in ("deleted", "suspend"):
+        ctx.forget_installation(installation)

@@ -4,40 +4,37 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gidgethub.routing import Router
-from gidgethub.sansio import Event
-
 from ...jobs import Job
 from ...jobs.requests import CheckRequest
 from .fields import repo_ref
+from .payloads import PushEvent
+from .routing import Routes
 
 if TYPE_CHECKING:
     from .context import WebhookContext
 
-router = Router()
+routes = Routes()
 ZERO_SHA = "0" * 40
 
 
-@router.register("push")
-async def on_push(event: Event, ctx: WebhookContext) -> None:
-    data = event.data
-    ref: str = data.get("ref", "")
-    if not ref.startswith("refs/heads/") or data.get("deleted") or data.get("after", ZERO_SHA) == ZERO_SHA:
+@routes.register("push", model=PushEvent)
+async def on_push(push: PushEvent, ctx: WebhookContext) -> None:
+    if not push.ref.startswith("refs/heads/") or push.deleted or push.after == ZERO_SHA:
         return  # a tag, or a deleted branch: nothing to check
-    branch = ref.removeprefix("refs/heads/")
-    repo = data["repository"]
-    default = repo.get("default_branch")
-    before, after = data.get("before", ZERO_SHA), data["after"]
-    if data.get("created") or before == ZERO_SHA:
+    branch = push.ref.removeprefix("refs/heads/")
+    repo = push.repository
+    default = repo.default_branch
+    before, after = push.before, push.after
+    if push.created or before == ZERO_SHA:
         # A new branch: its own commits, i.e. from where it left the default branch (nothing to compare
         # with when the default branch itself is new: every claim is checked).
         base, merge_base, base_label = (default, True, default) if branch != default else (None, True, None)
-    elif data.get("forced"):
+    elif push.forced:
         base, merge_base, base_label = before, False, f"before the force-push ({before[:12]})"  # tree to tree
     else:
         base, merge_base, base_label = before, True, before[:12]
     request = CheckRequest(
-        repo=repo_ref(data),
+        repo=repo_ref(push),
         head_sha=after,
         head_label=f"{branch} ({after[:12]})",
         base=base,
@@ -49,4 +46,4 @@ async def on_push(event: Event, ctx: WebhookContext) -> None:
         prefer_pull_request=branch != default,
         default_branch=branch == default,
     )
-    await ctx.enqueue(Job(f"{repo['id']}:branch:{branch}", ctx.delivery, request))
+    await ctx.enqueue(Job(f"{repo.id}:branch:{branch}", ctx.delivery, request))

@@ -1,0 +1,589 @@
+"""The web process face (`POST /webhook`), as anyone on the internet can reach it: every malformed signature is a 401,
+only `sha256=` signatures count, a signed payload of the wrong shape is a 400 with the reason (never a 5xx), metric
+labels never come from an unauthenticated request, and one delivery is accepted once however many copies race."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+import hmac
+import json
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any, get_args, get_origin
+
+import aiohttp
+import pytest
+from apptools import example, grounded, push_payload, queue_of, runs_of, sign, start_app
+from fakegithub import FakeGitHub
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from processes import app_environment, metric, start_process
+from pydantic import BaseModel, ValidationError
+
+from bot.github.handlers import Envelope, routes
+from bot.jobs import Job
+from bot.jobs.memory import InProcessQueue
+
+SIGNED_HEADERS = {"Content-Type": "application/json", "User-Agent": "GitHub-Hookshot/5d2c2ad"}
+
+
+@pytest.fixture
+def fake(fake_github: FakeGitHub) -> FakeGitHub:
+    fake_github.add_installation(77, "acme")
+    return fake_github
+
+
+@pytest.fixture
+def repo(fake: FakeGitHub):
+    repo = fake.create_repo("acme", "widgets", 77)
+    repo.base = repo.commit(grounded({"a.py": "A = 1\n"}, {"a.md": [("a is one", ["repo://a.py#L1"])]}), message="x")
+    return repo
+
+
+@pytest.fixture
+async def app(aiohttp_client, fake: FakeGitHub):
+    return await start_app(aiohttp_client, fake)
+
+
+async def post(
+    app: Any,
+    body: bytes,
+    *,
+    event: str | None = "push",
+    delivery: str | None = None,
+    signature: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, Any]]:
+    """POST `body` with GitHub's headers; `signature` None leaves the header out."""
+    sent = dict(SIGNED_HEADERS)
+    if event is not None:
+        sent["X-GitHub-Event"] = event
+    sent["X-GitHub-Delivery"] = delivery or str(uuid.uuid4())
+    if signature is not None:
+        sent["X-Hub-Signature-256"] = signature
+    sent.update(headers or {})
+    response = await app.post("/webhook", data=body, headers=sent)
+    return response.status, await response.json()
+
+
+async def post_signed(app: Any, fake: FakeGitHub, payload: Any, **kwargs: Any) -> tuple[int, dict[str, Any]]:
+    body = json.dumps(payload).encode()
+    return await post(app, body, signature=sign(body, fake.webhook_secret), **kwargs)
+
+
+def deliveries(text: str) -> list[dict[str, str]]:
+    """The label sets of `wikiwarden_deliveries_total` in a /metrics text."""
+    found = []
+    for line in text.splitlines():
+        if line.startswith("wikiwarden_deliveries_total{"):
+            labels = line[line.index("{") + 1 : line.index("}")]
+            found.append(dict(part.split("=", 1) for part in labels.split(",")))
+    return [{k: v.strip('"') for k, v in labels.items()} for labels in found]
+
+
+# -- signatures ------------------------------------------------------------------------------------------------
+
+
+async def test_a_signature_with_a_non_ascii_byte_is_a_401(app, fake: FakeGitHub, repo) -> None:
+    body = json.dumps(push_payload(repo, before=repo.base, after=repo.base)).encode()
+    valid = sign(body, fake.webhook_secret)
+    for signature in ("sha256=" + "é" * 64, valid[:-1] + "é", "sha256=\udcff" + valid[8:]):
+        status, answer = await post(app, body, signature=signature)
+        assert (status, answer["message"]) == (401, "the signature is missing or does not match the webhook secret")
+
+
+async def test_a_valid_sha1_signature_is_refused(app, fake: FakeGitHub, repo) -> None:
+    body = json.dumps(push_payload(repo, before=repo.base, after=repo.base)).encode()
+    sha1 = "sha1=" + hmac.new(fake.webhook_secret.encode(), body, hashlib.sha1).hexdigest()
+    assert (await post(app, body, signature=sha1))[0] == 401
+    assert (await post(app, body, signature=sha1, headers={"X-Hub-Signature": sha1}))[0] == 401
+    await queue_of(app).wait_idle()
+    assert fake.token_mints == 0
+
+
+@pytest.mark.parametrize(
+    "mangle",
+    [
+        lambda s: "",
+        lambda s: "sha256=",
+        lambda s: s[:-1],  # 63 hex digits
+        lambda s: s + "0",  # 65
+        lambda s: s.replace("sha256=", "SHA256="),
+        lambda s: s.replace("sha256=", "sha256 ="),
+        lambda s: s.replace("sha256=", "sha256:"),
+        lambda s: s.replace("sha256=", ""),
+        lambda s: s + ",sha256=" + "0" * 64,
+        lambda s: s[:-1] + "g",
+        lambda s: s[:-2] + "\u0660\u0661",  # Arabic-Indic digits: str.isdigit() says yes, hex says no
+        lambda s: "sha256=" + "0" * 64,
+    ],
+)
+async def test_every_malformed_or_wrong_signature_is_a_401(app, fake: FakeGitHub, repo, mangle) -> None:
+    body = json.dumps(push_payload(repo, before=repo.base, after=repo.base)).encode()
+    status, _ = await post(app, body, signature=mangle(sign(body, fake.webhook_secret)))
+    assert status == 401
+
+
+async def test_upper_case_hex_digits_are_a_valid_signature(app, fake: FakeGitHub, repo) -> None:
+    body = json.dumps(push_payload(repo, before=repo.base, after=repo.base)).encode()
+    signature = sign(body, fake.webhook_secret)
+    assert (await post(app, body, signature="sha256=" + signature[7:].upper()))[0] == 202
+
+
+async def test_the_signature_is_checked_before_anything_else(app, fake: FakeGitHub) -> None:
+    assert (await post(app, b"not json", event=None, headers={"Content-Type": "text/plain"}))[0] == 401
+    assert (await post(app, b"[1, 2", event="push", signature="sha256=" + "0" * 64))[0] == 401
+
+
+# -- refusals of signed requests --------------------------------------------------------------------------------
+
+
+async def test_a_body_over_the_limit_is_a_413_whether_announced_or_streamed(aiohttp_client, fake: FakeGitHub) -> None:
+    app = await start_app(aiohttp_client, fake, max_body_bytes=1000)
+    body = b'{"zen": "' + b"x" * 2000 + b'"}'
+    headers = {**SIGNED_HEADERS, "X-GitHub-Event": "push", "X-GitHub-Delivery": "d-big"}
+    headers["X-Hub-Signature-256"] = sign(body, fake.webhook_secret)
+    announced = await app.post("/webhook", data=body, headers=headers)
+    assert (announced.status, await announced.json()) == (413, {"message": "payload too large"})
+
+    async def chunks():  # no Content-Length: the limit is found while reading
+        for start in range(0, len(body), 100):
+            yield body[start : start + 100]
+
+    streamed = await app.post("/webhook", data=chunks(), headers=headers)
+    assert streamed.status == 413
+    small = b'{"zen": "ok"}'
+    headers["X-Hub-Signature-256"] = sign(small, fake.webhook_secret)
+    assert (await app.post("/webhook", data=small, headers=headers)).status == 202  # under the limit: read
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "reason"),
+    [
+        (b"not json", {}, "the body is not JSON"),
+        (b"[1, 2, 3]", {}, "the body is not a JSON object"),
+        (b'"a string"', {}, "the body is not a JSON object"),
+        (b'{"zen": "ok"}', {"Content-Type": "application/x-www-form-urlencoded"}, "expected application/json"),
+        (b'{"zen": "ok"}', {"X-GitHub-Event": ""}, "X-GitHub-Event"),
+        (b'{"zen": "ok"}', {"X-GitHub-Delivery": ""}, "X-GitHub-Delivery"),
+        (b'{"zen": "ok"}', {"X-GitHub-Delivery": "d" * 300}, "X-GitHub-Delivery"),
+    ],
+)
+async def test_a_signed_request_that_is_not_a_delivery_is_a_400_saying_why(
+    app, fake: FakeGitHub, body: bytes, headers: dict[str, str], reason: str
+) -> None:
+    status, answer = await post(app, body, signature=sign(body, fake.webhook_secret), headers=headers)
+    assert status == 400 and reason in answer["message"], answer
+
+
+def _without(payload: dict[str, Any], *path: str) -> dict[str, Any]:
+    node = payload
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return payload
+
+
+def _with(payload: dict[str, Any], value: Any, *path: str) -> dict[str, Any]:
+    node = payload
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return payload
+
+
+WRONG_SHAPES = {
+    "installation without repository": lambda p: _without(p, "repository"),
+    "sender a string": lambda p: _with(p, "octocat", "sender"),
+    "installation a list": lambda p: _with(p, [77], "installation"),
+    "installation id a string": lambda p: _with(p, "77", "installation", "id"),
+    "installation id a boolean": lambda p: _with(p, True, "installation", "id"),
+    "repository a string": lambda p: _with(p, "acme/widgets", "repository"),
+    "repository id missing": lambda p: _without(p, "repository", "id"),
+    "full name without owner": lambda p: _with(p, "widgets", "repository", "full_name"),
+    "ref a number": lambda p: _with(p, 7, "ref"),
+    "after not a sha": lambda p: _with(p, "HEAD", "after"),
+    "action a list": lambda p: _with(p, ["opened"], "action"),
+    "action an object": lambda p: _with(p, {"a": 1}, "action"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WRONG_SHAPES))
+async def test_a_signed_push_of_the_wrong_shape_is_a_400_with_the_reason(app, fake: FakeGitHub, repo, shape) -> None:
+    payload = WRONG_SHAPES[shape](push_payload(repo, before=repo.base, after=repo.base))
+    status, answer = await post_signed(app, fake, payload)
+    assert status == 400, (shape, answer)
+    assert answer["message"].startswith("the push payload does not fit"), answer
+    await queue_of(app).wait_idle()
+    assert repo.check_runs == []
+
+
+@pytest.mark.parametrize(
+    ("event", "name", "path"),
+    [
+        ("pull_request", "pull_request.opened.2", ("pull_request", "head")),
+        ("pull_request", "pull_request.synchronize.1", ("pull_request", "number")),
+        ("check_suite", "check_suite.rerequested.1", ("check_suite", "head_sha")),
+        ("check_run", "check_run.rerequested.1", ("check_run", "check_suite")),
+        ("check_run", "check_run.requested_action.1", ("requested_action",)),
+        ("installation", "installation.deleted.1", ("installation", "id")),
+    ],
+)
+async def test_every_handled_event_of_the_wrong_shape_is_a_400(app, fake: FakeGitHub, event, name, path) -> None:
+    payload = example(name)
+    payload["installation"] = {"id": 77}
+    status, answer = await post_signed(app, fake, _without(payload, *path), event=event)
+    assert status == 400 and answer["message"].startswith(f"the {event} payload does not fit"), answer
+    assert ".".join(path) in answer["message"]
+
+
+async def test_what_wikiwarden_does_not_handle_is_ignored_whatever_its_shape(app, fake: FakeGitHub) -> None:
+    for event, payload in [
+        ("issues", {"action": ["odd"], "installation": "not an object"}),
+        ("pull_request", {**example("pull_request.closed.1"), "installation": {"id": 77}}),
+        ("push", {"ref": "refs/heads/main"}),  # no installation: a repository webhook, not the App's
+    ]:
+        status, answer = await post_signed(app, fake, payload, event=event)
+        assert status == 202 and answer["message"].startswith("ignored"), (event, answer)
+
+
+# -- metrics ----------------------------------------------------------------------------------------------------
+
+EVENT_LABELS = {"push", "pull_request", "check_suite", "check_run", "installation", "ping", "other", "unverified"}
+
+
+async def test_no_metric_label_comes_from_an_unauthenticated_request(app, fake: FakeGitHub) -> None:
+    names = [f"evil-{uuid.uuid4().hex}" for _ in range(50)]
+    for name in names:
+        await post(app, b"{}", event=name)  # unsigned
+        await post(app, b"{}", event=name, signature="sha256=" + "0" * 64)
+    signed = b'{"zen": "ok"}'  # a signed body does not vouch for the event header
+    await post(app, signed, event=names[0], signature=sign(signed, fake.webhook_secret))
+    text = await (await app.get("/metrics")).text()
+    labels = deliveries(text)
+    assert labels and {found["event"] for found in labels} <= EVENT_LABELS
+    assert not any(name in text for name in names)
+    assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="bad_signature") >= 100
+    assert metric(text, "wikiwarden_deliveries_total", event="other", outcome="ignored") >= 1
+
+
+# -- replays ----------------------------------------------------------------------------------------------------
+
+
+async def test_fifty_concurrent_copies_of_one_delivery_are_accepted_once(app, fake: FakeGitHub, repo) -> None:
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    payload = push_payload(repo, before=repo.base, after=head)
+    answers = await asyncio.gather(*(post_signed(app, fake, payload, delivery="d-race") for _ in range(50)))
+    accepted = [answer for status, answer in answers if status == 202]
+    assert len(accepted) == 1 and accepted[0]["jobs"] == ["check"]
+    assert sorted({(status, answer["message"]) for status, answer in answers}) == [
+        (200, "already received"),
+        (202, "accepted"),
+    ]
+    await queue_of(app).wait_idle()
+    assert len(runs_of(repo, head)) == 1
+
+
+class RefusingOnce:
+    """A queue whose first submission fails as a queue that cannot be reached does, then works (a real
+    in-process queue behind it)."""
+
+    def __init__(self, queue: InProcessQueue) -> None:
+        self.queue = queue
+        self.refusals = 0
+
+    async def submit(self, job: Job) -> bool:
+        if self.refusals == 0:
+            self.refusals += 1
+            raise ConnectionError("the queue is unreachable")
+        return await self.queue.submit(job)
+
+    async def start(self) -> None:
+        await self.queue.start()
+
+    async def close(self) -> None:
+        await self.queue.close()
+
+
+async def test_a_delivery_the_queue_could_not_take_is_taken_when_redelivered(
+    aiohttp_client, fake: FakeGitHub, repo
+) -> None:
+    from apptools import settings_for
+
+    from bot.web import create_app
+
+    def queue_factory(runtime: Any) -> RefusingOnce:
+        return RefusingOnce(InProcessQueue(runtime.run, workers=1))
+
+    app = await aiohttp_client(create_app(settings_for(fake), queue_factory))
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    payload = push_payload(repo, before=repo.base, after=head)
+    status, answer = await post_signed(app, fake, payload, delivery="d-retry")
+    assert status == 503 and "try again" in answer["message"]
+    status, answer = await post_signed(app, fake, payload, delivery="d-retry")  # GitHub's redelivery: same id
+    assert (status, answer["jobs"]) == (202, ["check"])
+    await queue_of(app).queue.wait_idle()
+    assert len(runs_of(repo, head)) == 1
+
+
+# -- wrong shapes, generated from the payload models ----------------------------------------------------------
+
+Path = tuple[str | int, ...]
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+def _models_in(annotation: Any) -> list[tuple[type[BaseModel], bool]]:
+    """The models a field holds: (model, as the items of a list)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [(annotation, False)]
+    if get_origin(annotation) is list:
+        return [(model, True) for model, _ in _models_in(get_args(annotation)[0])]
+    return [found for arg in get_args(annotation) for found in _models_in(arg)]
+
+
+def model_paths(model: type[BaseModel], prefix: Path = ()) -> list[tuple[Path, bool]]:
+    """Every field path a model declares, nested models and list items included, and whether it is required."""
+    paths: list[tuple[Path, bool]] = []
+    for name, field in model.model_fields.items():
+        path = (*prefix, name)
+        paths.append((path, field.is_required()))
+        for inner, listed in _models_in(field.annotation):
+            paths.extend(model_paths(inner, (*path, 0) if listed else path))
+    return paths
+
+
+def _parent(payload: Any, path: Path) -> Any:
+    node = payload
+    for key in path[:-1]:
+        if isinstance(key, int):
+            if not isinstance(node, list) or len(node) <= key:
+                return None
+        elif not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def mutate(payload: Any, path: Path, how: str, value: Any) -> bool:
+    """Change `payload` in place at `path` (drop the field, give it another value, or nest it one level deeper);
+    False when the path is not there."""
+    parent = _parent(payload, path)
+    key = path[-1]
+    if isinstance(key, int):
+        if not isinstance(parent, list) or len(parent) <= key:
+            return False
+    elif not isinstance(parent, dict) or key not in parent:
+        return False
+    if how == "drop":
+        del parent[key]
+    elif how == "retype":
+        parent[key] = value
+    elif how == "list":
+        parent[key] = [parent[key]]
+    else:
+        parent[key] = {str(key): parent[key]}
+    return True
+
+
+def routed_examples() -> list[tuple[str, str | None, type[BaseModel], dict[str, Any]]]:
+    """For each route: its event, action, model, and one of GitHub's examples of it, delivered to installation 77."""
+    found = []
+    for event, action, name in [
+        ("push", None, "push.5"),
+        ("pull_request", "opened", "pull_request.opened.2"),
+        ("pull_request", "synchronize", "pull_request.synchronize.1"),
+        ("check_suite", "rerequested", "check_suite.rerequested.1"),
+        ("check_run", "rerequested", "check_run.rerequested.1"),
+        ("check_run", "requested_action", "check_run.requested_action.1"),
+        ("installation", "deleted", "installation.deleted.1"),
+    ]:
+        route = routes.find(event, action)
+        assert route is not None, (event, action)
+        payload = example(name)
+        payload["installation"] = {**payload.get("installation", {}), "id": 77}
+        found.append((event, action, route.model, payload))
+    return found
+
+
+ROUTED = routed_examples()
+
+
+def expected_status(event: str, payload: Any) -> int:
+    """What the door answers a signed delivery, from the models alone: 400 when it does not fit, else 202."""
+    try:
+        envelope = Envelope.model_validate(payload)
+    except ValidationError:
+        return 400
+    route = routes.find(event, envelope.action) if envelope.installation is not None else None
+    if route is None:
+        return 202  # ignored
+    try:
+        route.model.model_validate(payload)
+    except ValidationError:
+        return 400
+    return 202
+
+
+@st.composite
+def wrong_shapes(draw: st.DrawFn) -> tuple[str, dict[str, Any], list[tuple[Path, str, bool]]]:
+    """A routed example with one to three of its modelled fields dropped, given a value of any JSON type, or
+    nested; which mutations took."""
+    event, _, model, payload = draw(st.sampled_from(ROUTED))
+    payload = copy.deepcopy(payload)
+    paths = model_paths(model)
+    done = []
+    for _ in range(draw(st.integers(1, 3))):
+        path, required = draw(st.sampled_from(paths))
+        how = draw(st.sampled_from(["drop", "retype", "list", "dict"]))
+        if mutate(payload, path, how, draw(JSON_VALUES)):
+            done.append((path, how, required))
+    return event, payload, done
+
+
+def post_sync(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    """A blocking POST (hypothesis drives the examples synchronously, in a thread beside the event loop)."""
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def check_wrong_shapes(url: str, secret: str, examples: int) -> list[int]:
+    """Send `examples` generated wrong-shaped payloads, signed, to `url`; each answer must be what the models
+    say: a 400 naming the payload, or a 202; never a 5xx. The statuses seen, in order."""
+    seen: list[int] = []
+
+    @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(wrong_shapes())
+    def one(case: tuple[str, dict[str, Any], list[tuple[Path, str, bool]]]) -> None:
+        event, payload, done = case
+        body = json.dumps(payload).encode()
+        headers = {**SIGNED_HEADERS, "X-GitHub-Event": event, "X-GitHub-Delivery": str(uuid.uuid4())}
+        headers["X-Hub-Signature-256"] = sign(body, secret)
+        status, answer = post_sync(url, body, headers)
+        seen.append(status)
+        assert status == expected_status(event, payload), (done, answer)
+        if status == 400:
+            assert answer["message"].startswith(f"the {event} payload does not fit: "), answer
+        if len(done) == 1 and done[0][1] in ("drop", "list", "dict") and done[0][2]:
+            path = done[0][0]
+            # A required field gone or turned into a list or an object is always refused, naming it (a missing
+            # installation or action only makes the delivery one the App does not act on).
+            if path not in {("installation",), ("action",)}:
+                assert status == 400 and ".".join(map(str, path)) in answer["message"], (done, answer)
+
+    one()
+    return seen
+
+
+async def test_generated_wrong_shapes_are_refused_as_the_models_say(app, fake: FakeGitHub) -> None:
+    seen = await asyncio.to_thread(check_wrong_shapes, str(app.make_url("/webhook")), fake.webhook_secret, 200)
+    assert 400 in seen and 202 in seen  # both sides of the line were exercised
+    await queue_of(app).wait_idle()
+
+
+def test_model_paths_cover_every_field_the_handlers_read() -> None:
+    paths = {path for path, _ in model_paths(routes.find("check_run", "requested_action").model)}
+    for wanted in [
+        ("installation", "id"),
+        ("repository", "full_name"),
+        ("check_run", "check_suite", "pull_requests", 0, "base", "repo", "id"),
+        ("check_run", "pull_requests", 0, "number"),
+        ("requested_action", "identifier"),
+        ("sender", "login"),
+    ]:
+        assert wanted in paths, wanted
+
+
+# -- a real `wikiwarden serve`, attacked over HTTP -------------------------------------------------------------
+
+OUTCOMES = {"accepted", "duplicate", "ignored", "bad_signature", "bad_request", "too_large", "unavailable"}
+
+
+async def raw_post(port: int, head: bytes, body: bytes) -> int:
+    """POST with header bytes exactly as given (no client would send a byte that is not ASCII); the status."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    request = b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    writer.write(request + head + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    await writer.drain()
+    status_line = await reader.readline()
+    writer.close()
+    await writer.wait_closed()
+    return int(status_line.split()[1])
+
+
+async def test_a_serve_process_under_hostile_http_answers_no_5xx_and_keeps_its_metrics_small(
+    fake: FakeGitHub, tmp_path
+) -> None:
+    env = app_environment(
+        fake, "redis://127.0.0.1:9/0", QUEUE_BACKEND="memory", APP_SLUG=fake.app_slug, WORKERS=1, LOG_LEVEL="INFO"
+    )
+    web = await start_process("web", env, tmp_path)
+    try:
+        # Malformed signatures, bytes that are not ASCII included: each a 401. A byte HTTP itself forbids in a
+        # header (NUL) is refused by aiohttp's parser before the App sees the request: a 400, never a 5xx.
+        body = json.dumps(ROUTED[0][3]).encode()
+        digits = sign(body, fake.webhook_secret)[7:].encode()
+        sha1 = hmac.new(fake.webhook_secret.encode(), body, hashlib.sha1).hexdigest().encode()
+        for signature, status in [
+            (b"sha256=" + digits[:-1] + b"\xff", 401),
+            (b"sha256=\xc3\xa9" + digits[2:], 401),
+            (b"sha256=" + digits + b"\x80", 401),
+            (b"sha1=" + sha1, 401),
+            (b"sha256=" + digits.upper()[:-1] + b"G", 401),
+            (b"sha256=" + b"0" * 64, 401),
+            (b"", 401),
+            (b"sha256=" + digits + b"\x00", 400),
+        ]:
+            head = b"X-GitHub-Event: push\r\nX-GitHub-Delivery: d-sig\r\nX-Hub-Signature-256: " + signature + b"\r\n"
+            assert await raw_post(web.port, head, body) == status, signature
+        head = b"X-GitHub-Event: push\r\nX-GitHub-Delivery: d-sig\r\nX-Hub-Signature-256: sha256=" + digits + b"\r\n"
+        assert await raw_post(web.port, head, body) == 202  # the same request, rightly signed
+
+        # Signed payloads of generated wrong shapes: each what the models say, never a 5xx.
+        seen = await asyncio.to_thread(check_wrong_shapes, f"{web.url}/webhook", fake.webhook_secret, 150)
+        assert 400 in seen and max(seen) < 500
+
+        # A flood of unsigned header-only requests, each naming another event.
+        before = await web.metrics()
+        semaphore = asyncio.Semaphore(32)
+        statuses: list[int] = []
+        async with aiohttp.ClientSession() as session:
+
+            async def one(n: int) -> None:
+                headers = {"X-GitHub-Event": f"event-{uuid.uuid4().hex}", "X-GitHub-Delivery": f"flood-{n}"}
+                async with semaphore, session.post(f"{web.url}/webhook", headers=headers) as response:
+                    statuses.append(response.status)
+
+            await asyncio.gather(*(one(n) for n in range(3000)))
+        assert set(statuses) == {401}
+        after = await web.metrics()
+        series = deliveries(after)
+        assert {labels["event"] for labels in series} <= EVENT_LABELS
+        assert {labels["outcome"] for labels in series} <= OUTCOMES
+        assert len(series) <= len(EVENT_LABELS) * len(OUTCOMES)
+        assert len(after) - len(before) < 2000, len(after) - len(before)  # the same few series, counted up
+        assert metric(after, "wikiwarden_deliveries_total", event="unverified", outcome="bad_signature") >= 3000 + 7
+        await web.wait_healthy()
+    finally:
+        assert await web.stop() == 0
+    logs = web.logs()
+    assert fake.webhook_secret not in logs
+    lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    crashes = [line for line in lines if "exc_info" in line]
+    # The one traceback is aiohttp's own, on the request whose header held a NUL byte; none is Wikiwarden's.
+    assert [(line["logger"], "BadHttpMessage" in line["exc_info"]) for line in crashes] == [("aiohttp.server", True)]
+    assert any(line["message"].startswith("delivery refused: the ") for line in lines)
