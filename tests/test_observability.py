@@ -102,3 +102,31 @@ async def test_the_web_process_counts_deliveries_by_event_and_outcome(aiohttp_cl
     assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="completed") >= 1
     assert metric(text, "wikiwarden_job_duration_seconds_count", kind="check") >= 1
     assert metric(text, "wikiwarden_github_rate_limit_remaining") > 0
+
+
+async def test_a_job_not_retried_is_one_json_line_naming_repository_installation_and_cause(logs) -> None:
+    from bot.jobs import Attempt, Job, PermanentFailure, RetryPolicy
+    from bot.jobs.memory import InProcessQueue
+    from bot.jobs.requests import CheckRequest, RepoRef
+
+    async def uninstalled(job: Job, attempt: Attempt) -> None:
+        raise PermanentFailure("installation 77 no longer exists: the App was uninstalled")
+
+    queue = InProcessQueue(uninstalled, workers=1, retry=RetryPolicy(3, 0.001))
+    await queue.start()
+    repo = RepoRef(installation_id=77, full_name="acme/widgets", id=5)
+    await queue.submit(Job("5:branch:main", "d-9", CheckRequest(repo=repo, head_sha="a" * 40)))
+    await queue.wait_idle(10)
+    await queue.close()
+    [line] = [line for line in logs() if line["level"] != "INFO"]
+    assert line["level"] == "WARNING" and "exc_info" not in line
+    assert line["message"] == (
+        "check job for acme/widgets (installation 77) not retried: installation 77 no longer exists: the App was "
+        "uninstalled"
+    )
+    assert (line["repo"], line["installation"], line["delivery"], line["job_kind"]) == (
+        "acme/widgets",
+        77,
+        "d-9",
+        "check",
+    )

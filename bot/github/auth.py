@@ -1,5 +1,6 @@
 """Installation tokens: minted from the App's JWT, cached until shortly before they expire, one mint per
-installation at a time (concurrent jobs of one installation wait for the same token)."""
+installation at a time (concurrent jobs of one installation wait for the same token). An installation GitHub will
+never mint a token for again (uninstalled, suspended) is a permanent failure of the job that asked."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from cachetools import LRUCache
-from gidgethub import apps
+from gidgethub import BadRequest, apps
 
+from ..jobs import PermanentFailure
 from .client import GitHubClient
+from .failures import refusal, token_refused
 
 RENEW_MARGIN_SECONDS = 300.0  # renew five minutes before expiry, against clock skew and long jobs
 
@@ -58,9 +61,16 @@ class InstallationTokens:
             cached = self._tokens.get(installation_id)
             if cached is not None and cached.fresh(self._clock()):
                 return cached.token
-            minted = await apps.get_installation_access_token(
-                self._app, installation_id=str(installation_id), app_id=self._app_id, private_key=self._key
-            )
+            try:
+                minted = await apps.get_installation_access_token(
+                    self._app, installation_id=str(installation_id), app_id=self._app_id, private_key=self._key
+                )
+            except BadRequest as exc:
+                refused = refusal(exc)
+                cause = token_refused(installation_id, refused) if refused is not None else None
+                if cause is not None:
+                    raise PermanentFailure(cause) from exc
+                raise
             self.mints += 1
             token = InstallationToken(minted["token"], _epoch(minted["expires_at"]))
             self._tokens[installation_id] = token

@@ -12,6 +12,7 @@ from ..jobs.requests import CheckRequest, FixRequest
 from ..usecases.check import check
 from .checks import check_output, complete_check_run, explain, failure_output, find_check_run, start_check_run
 from .client import GitHubClient
+from .failures import permanent_text
 from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
 
 if TYPE_CHECKING:
@@ -34,25 +35,33 @@ async def run_check(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> No
     request = job.request
     assert isinstance(request, CheckRequest)
     repo_name, head_sha = request.repo.full_name, request.head_sha
-    gh = await rt.client(request.repo.installation_id)
-    # A re-requested check gets a new run; its later tries reuse the run the first one made.
-    fresh = request.new_run and attempt.number == 1
-    run_id = None if fresh else await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
-    if run_id is None:
-        run_id = await start_check_run(gh, repo_name, head_sha, external_id=job.delivery)
+    gh = await rt.client(request.repo.installation_id)  # an uninstalled App fails here for good: no run to tell
+    run_id: int | None = None
     try:
+        # A re-requested check gets a new run; its later tries reuse the run the first one made.
+        fresh = request.new_run and attempt.number == 1
+        run_id = None if fresh else await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
+        if run_id is None:
+            run_id = await start_check_run(gh, repo_name, head_sha, external_id=job.delivery)
         await _check(rt, gh, job, request, run_id)
     except Exception as exc:
-        if not attempt.final:
+        permanent = await rt.permanent_failure(request.repo, exc)
+        if permanent is None and not attempt.final:
             log.warning("check failed, to be tried again: %s", type(exc).__name__, extra={"head": head_sha})
             raise
-        log.exception("check failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
-        try:
-            await complete_check_run(
-                gh, repo_name, run_id, failure_output("Wikiwarden could not check this commit", explain(exc))
-            )
-        except Exception:
-            log.exception("could not report the failure on the check run", extra={"repo": repo_name})
+        if permanent is None:  # expected failures are logged once, in words, by the queue
+            log.exception("check failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
+        if run_id is not None:  # the run can still be reached: say why on it
+            text = permanent_text(str(permanent)) if permanent is not None else explain(exc)
+            try:
+                await complete_check_run(
+                    gh, repo_name, run_id, failure_output("Wikiwarden could not check this commit", text)
+                )
+            except Exception:
+                if permanent is None:  # else it is the same refusal again: the queue's line says it
+                    log.exception("could not report the failure on the check run", extra={"repo": repo_name})
+        if permanent is not None:
+            raise permanent from exc
         raise
 
 

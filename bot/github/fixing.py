@@ -20,6 +20,7 @@ from ..source.github import GitHubSnapshot, GitHubSource
 from ..usecases.fix import prepare_fix, run_fix
 from .checks import explain, find_check_run, note_on_check_run
 from .client import GitHubClient
+from .failures import permanent_text
 from .publish import BranchRace, inspect_branch, publish
 from .pulls import (
     FORK,
@@ -47,20 +48,28 @@ async def run_fix_job(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> 
     request = job.request
     assert isinstance(request, FixRequest)
     repo_name, head_sha = request.repo.full_name, request.head_sha
-    gh = await rt.client(request.repo.installation_id)
-    run_id = request.check_run_id or await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
+    gh = await rt.client(request.repo.installation_id)  # an uninstalled App fails here for good: no run to tell
+    run_id = request.check_run_id
     try:
+        if run_id is None:
+            run_id = await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
         status = await _fix(rt, gh, request)
     except Exception as exc:
-        if not attempt.final:
+        permanent = await rt.permanent_failure(request.repo, exc)
+        if permanent is None and not attempt.final:
             log.warning("fix failed, to be tried again: %s", type(exc).__name__, extra={"head": head_sha})
             raise
-        log.exception("fix failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
-        if run_id is not None:
+        if permanent is None:  # expected failures are logged once, in words, by the queue
+            log.exception("fix failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
+        if run_id is not None:  # the run can still be reached: say why on it
+            text = permanent_text(str(permanent)) if permanent is not None else explain(exc)
             try:
-                await note_on_check_run(gh, repo_name, run_id, f"Wikiwarden could not propose a fix: {explain(exc)}")
+                await note_on_check_run(gh, repo_name, run_id, f"Wikiwarden could not propose a fix: {text}")
             except Exception:
-                log.exception("could not report the failed fix on the check run", extra={"repo": repo_name})
+                if permanent is None:  # else it is the same refusal again: the queue's line says it
+                    log.exception("could not report the failed fix on the check run", extra={"repo": repo_name})
+        if permanent is not None:
+            raise permanent from exc
         raise
     if run_id is not None:
         await note_on_check_run(gh, repo_name, run_id, status.text, status.url)

@@ -15,8 +15,8 @@ from cachetools import LRUCache
 from gidgethub import apps
 
 from ..agent.factory import AgentFactory
-from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned
-from ..jobs.requests import FixRequest
+from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
+from ..jobs.requests import FixRequest, RepoRef
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
@@ -24,6 +24,7 @@ from ..source.github import GitHubSource, SourceCache
 from .auth import InstallationTokens
 from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
+from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +93,37 @@ class AppRuntime:
                     app = await self.app_client.getitem("/app", jwt=jwt)
                     self._bot_login = f"{app['slug']}[bot]"
         return self._bot_login
+
+    async def permanent_failure(self, repo: RepoRef, exc: BaseException) -> PermanentFailure | None:
+        """What `exc` means for a job on `repo`: a PermanentFailure when no retry can cure it, else None (try
+        again). A 401, 404 or 410 does not say what is missing, so GitHub is asked once, with a fresh token, for
+        the installation and the repository themselves (the rules are in `failures.py`)."""
+        if isinstance(exc, PermanentFailure):
+            return exc
+        refused = refusal(exc)
+        if refused is None:
+            return None
+        cause = access_refused(repo, refused)
+        if cause is not None:
+            return PermanentFailure(cause)
+        if not needs_probe(refused):
+            return None
+        self.tokens.forget(repo.installation_id)  # revoked, or minted before the repository was added
+        owner, name = repo.full_name.split("/", 1)
+        try:
+            gh = await self.client(repo.installation_id)
+            await gh.getitem("/repos/{owner}/{repo}", url_vars={"owner": owner, "repo": name})
+        except PermanentFailure as gone:
+            return gone
+        except Exception as probe:
+            probed = refusal(probe)
+            if probed is None:
+                return None  # GitHub did not answer: nothing is known yet
+            if probed.status in GONE:
+                return PermanentFailure(repository_gone(repo))
+            cause = access_refused(repo, probed)
+            return PermanentFailure(cause) if cause is not None else None
+        return None  # both are there: what was missing was something else, which may yet appear
 
     async def job_failed(self, job: Job, exc: BaseException) -> None:
         """A job's last try failed. The job reports its own failures on the check run; one that never finished

@@ -4,11 +4,15 @@ Redis one for many workers; both de-duplicate deliveries and run one job at a ti
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..metrics import JOBS
 from .requests import CheckRequest, FixRequest, request_from_json, request_to_json
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,32 @@ class Attempt:
 
 ONLY_TRY = Attempt()
 DELIVERY_MEMORY_SECONDS = 3 * 24 * 3600  # GitHub redelivers (with the same id) for up to three days
+
+
+class PermanentFailure(Exception):
+    """A job that can never succeed as asked: its installation or repository is gone, or GitHub refuses the App
+    access. Neither queue tries it again, and it ends in one log line, not a traceback: it is expected, and the
+    job has already said on the check run what it could. The message is the cause in words."""
+
+
+def give_up(job: Job, failure: PermanentFailure) -> None:
+    """Count, and log in one line naming the repository, the installation and the cause, a job not retried."""
+    JOBS.labels(job.kind, "permanent").inc()
+    repo = job.request.repo
+    log.warning(
+        "%s job for %s (installation %d) not retried: %s",
+        job.kind,
+        repo.full_name,
+        repo.installation_id,
+        failure,
+        extra={
+            "repo": repo.full_name,
+            "installation": repo.installation_id,
+            "delivery": job.delivery,
+            "job_kind": job.kind,
+            "job_key": job.key,
+        },
+    )
 
 
 class JobAbandoned(Exception):

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from cachetools import TTLCache
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Job, JobHandler, RetryPolicy, run_try
+from . import DELIVERY_MEMORY_SECONDS, Job, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,8 @@ class InProcessQueue:
                     self._idle.set()
 
     async def _tries(self, job: Job) -> None:
-        """Run `job` until it succeeds or its tries are spent; a newer job for its key ends the retrying."""
+        """Run `job` until it succeeds, fails permanently or its tries are spent; a newer job for its key ends the
+        retrying."""
         for number in range(1, self._retry.max_tries + 1):
             attempt = self._retry.attempt(number)
             final = attempt.final
@@ -90,6 +91,10 @@ class InProcessQueue:
                 await run_try(self._handler, job, attempt, self._timeout)
             except asyncio.CancelledError:
                 raise
+            except PermanentFailure as failure:
+                self.failed += 1
+                give_up(job, failure)
+                return
             except Exception as exc:
                 if not final and job.key not in self._pending:
                     JOBS.labels(job.kind, "retried").inc()

@@ -11,7 +11,7 @@ Everything the in-process queue promises holds across processes because it lives
   be taken again once its in-progress mark expires (the job timeout plus ten seconds); a worker stopped with
   SIGTERM lets its jobs finish within the grace period and hands back the rest;
 - a failing job is tried again with backoff, and its last failure is reported on the check run, logged and
-  counted, never dropped silently.
+  counted, never dropped silently; a job that can never succeed (a permanent failure) is not tried again.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from arq.worker import Retry
 from pydantic import ValidationError
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Job, JobAbandoned, JobHandler, RetryPolicy, run_try
+from . import DELIVERY_MEMORY_SECONDS, Job, JobAbandoned, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
 
 log = logging.getLogger(__name__)
 QUEUE_NAME = "wikiwarden:jobs"
@@ -139,6 +139,9 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
             await run_try(handler, job, retry.attempt(number), timeout)
         except asyncio.CancelledError:
             raise  # shutdown: arq hands the job back to the queue
+        except PermanentFailure as failure:
+            give_up(job, failure)
+            return "permanent"
         except Exception as exc:
             if number < retry.max_tries:
                 JOBS.labels(job.kind, "retried").inc()

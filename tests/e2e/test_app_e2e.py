@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 import time
 
 import pytest
@@ -22,6 +24,7 @@ from apptools import (
     start_app,
 )
 from fakegithub import FakeGitHub
+from processes import metric
 
 QUEUE = (
     "class Queue:\n    def push(self, x):\n        self.items.append(x)\n\n"
@@ -414,3 +417,92 @@ async def test_ping_and_installation_events(app, fake: FakeGitHub, repo) -> None
     later = repo.commit({"src/keep.py": "KEEP = 3\n"}, message="y")
     await push(app, fake, repo, head, later)
     assert fake.token_mints == 2  # the removed installation's token was dropped, a new one minted
+
+
+# -- what can never succeed is not retried --------------------------------------------------------------------
+
+
+def job_log(caplog: pytest.LogCaptureFixture) -> tuple[list[logging.LogRecord], list[logging.LogRecord]]:
+    """The log records about the job's end: the warnings, and the errors (with tracebacks or not)."""
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING and r.name.startswith("bot.")]
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR and r.name.startswith("bot.")]
+    return warnings, errors
+
+
+def requests_to(fake: FakeGitHub, method: str, pattern: str) -> int:
+    return sum(1 for r in fake.requests if r.method == method and re.search(pattern, r.path))
+
+
+async def test_a_removed_installation_is_not_retried_and_the_log_says_why(
+    app, fake: FakeGitHub, repo, caplog: pytest.LogCaptureFixture
+) -> None:
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    del fake.installations[77]  # uninstalled before the job ran
+    caplog.set_level(logging.INFO)
+    status, body = await push(app, fake, repo, repo.base, head)
+    assert (status, body["jobs"]) == (202, ["check"])
+    assert requests_to(fake, "POST", r"/app/installations/77/access_tokens$") == 1  # one try, not three
+    warnings, errors = job_log(caplog)
+    assert errors == []
+    [line] = [r for r in warnings if "not retried" in r.getMessage()]
+    message = line.getMessage()
+    assert "acme/widgets" in message and "installation 77" in message and "no longer exists" in message
+    assert line.exc_info is None and line.repo == "acme/widgets" and line.installation == 77
+    assert (
+        metric(await (await app.get("/metrics")).text(), "wikiwarden_jobs_total", kind="check", outcome="permanent")
+        >= 1
+    )
+
+
+async def test_a_deleted_repository_is_not_retried_and_the_log_says_why(
+    app, fake: FakeGitHub, repo, caplog: pytest.LogCaptureFixture
+) -> None:
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.repos.pop("acme/widgets")
+    fake.installations[77].repos.discard("acme/widgets")
+    caplog.set_level(logging.INFO)
+    await push(app, fake, repo, repo.base, head)
+    assert requests_to(fake, "GET", r"/check-runs$") == 1
+    assert requests_to(fake, "GET", r"^/repos/acme/widgets$") == 1  # asked once whether the repository is gone
+    warnings, errors = job_log(caplog)
+    assert errors == []
+    [line] = [r for r in warnings if "not retried" in r.getMessage()]
+    message = line.getMessage()
+    assert "acme/widgets" in message and "installation 77" in message and "no longer exists" in message
+    assert line.exc_info is None
+
+
+async def test_access_refused_is_not_retried_and_the_check_run_says_so(
+    app, fake: FakeGitHub, repo, caplog: pytest.LogCaptureFixture
+) -> None:
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.fail_next("GET", r"/compare/", 403, body={"message": "Resource not accessible by integration"})
+    caplog.set_level(logging.INFO)
+    await push(app, fake, repo, repo.base, head)
+    assert requests_to(fake, "GET", r"/compare/") == 1
+    [run] = runs_of(repo, head)
+    assert run["conclusion"] == "failure" and "403" in run["output"]["summary"]
+    assert "permission" in run["output"]["summary"]
+    warnings, errors = job_log(caplog)
+    assert errors == [] and any(
+        "not retried" in r.getMessage() and "installation 77" in r.getMessage() for r in warnings
+    )
+
+
+async def test_a_404_of_something_else_than_the_repository_is_tried_again(app, fake: FakeGitHub, repo) -> None:
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    fake.fail_next("GET", r"/git/trees/", 404)  # GitHub not yet showing a commit it just received
+    await push(app, fake, repo, repo.base, head)
+    [run] = runs_of(repo, head)
+    assert run["conclusion"] == "neutral" and "keep is one" in claims_in(run)
+
+
+async def test_a_revoked_token_is_dropped_and_the_next_try_succeeds(app, fake: FakeGitHub, repo) -> None:
+    first = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    await push(app, fake, repo, repo.base, first)
+    fake.expire_tokens(77)  # GitHub revoked the token the App still holds
+    head = repo.commit({"src/keep.py": "KEEP = 3\n"}, message="y")
+    await push(app, fake, repo, repo.base, head)
+    [run] = runs_of(repo, head)
+    assert run["conclusion"] == "neutral" and "keep is one" in claims_in(run)
+    assert fake.token_mints == 2

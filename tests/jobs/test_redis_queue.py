@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -19,7 +20,7 @@ from arq.worker import Worker, func
 from fakegithub import FakeGitHub
 from processes import Process, app_environment, eventually, metric, redis_server, redis_url, start_process
 
-from bot.jobs import Attempt, Job, RetryPolicy
+from bot.jobs import Attempt, Job, PermanentFailure, RetryPolicy
 from bot.jobs.redis import FUNCTION, QUEUE_NAME, RedisQueue, job_function
 from bot.jobs.requests import CheckRequest, RepoRef
 
@@ -215,6 +216,39 @@ async def test_a_failing_job_gets_its_tries_then_the_failure_handler(redis_url: 
         await worker.main()
         assert tries == [Attempt(1, False), Attempt(2, False), Attempt(3, True)]
         assert failures == ["boom"]
+    finally:
+        await queue.close()
+
+
+async def test_a_permanent_failure_is_not_tried_again(redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    tries: list[Attempt] = []
+    failures: list[BaseException] = []
+
+    async def handler(job: Job, attempt: Attempt) -> None:
+        tries.append(attempt)
+        raise PermanentFailure("installation 1 no longer exists")
+
+    async def failed(job: Job, exc: BaseException) -> None:
+        failures.append(exc)
+
+    caplog.set_level(logging.INFO)
+    try:
+        await queue.submit(check_job("k", f"d-{uuid.uuid4()}"))
+        worker = Worker(
+            functions=[func(job_function(handler, RetryPolicy(3, 0.05), 10, on_failure=failed), name=FUNCTION, max_tries=4)],
+            queue_name=QUEUE_NAME, redis_pool=queue.pool, burst=True, poll_delay=0.05, handle_signals=False,
+        )  # fmt: skip
+        await worker.main()
+        assert tries == [Attempt(1, False)] and failures == []
+        assert (worker.jobs_complete, worker.jobs_retried) == (1, 0)
+        [line] = [r for r in caplog.records if r.name.startswith("bot.") and r.levelno >= logging.WARNING]
+        assert (
+            line.getMessage()
+            == "check job for acme/widgets (installation 1) not retried: installation 1 no longer exists"
+        )
+        assert line.levelno == logging.WARNING and line.exc_info is None
     finally:
         await queue.close()
 
