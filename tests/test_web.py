@@ -84,6 +84,20 @@ def deliveries(text: str) -> list[dict[str, str]]:
     return [{k: v.strip('"') for k, v in labels.items()} for labels in found]
 
 
+async def raw_post(port: int, head: bytes, body: bytes = b"", length: int | None = None) -> int:
+    """POST with header bytes exactly as given (no client would send a byte that is not ASCII), announcing
+    `length` bytes (the body's by default) and sending `body`; the status."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    request = b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    announced = len(body) if length is None else length
+    writer.write(request + head + f"Content-Length: {announced}\r\n\r\n".encode() + body)
+    await writer.drain()
+    status_line = await reader.readline()
+    writer.close()
+    await writer.wait_closed()
+    return int(status_line.split()[1])
+
+
 # -- signatures ------------------------------------------------------------------------------------------------
 
 
@@ -260,6 +274,8 @@ async def test_no_metric_label_comes_from_an_unauthenticated_request(app, fake: 
     for name in names:
         await post(app, b"{}", event=name)  # unsigned
         await post(app, b"{}", event=name, signature="sha256=" + "0" * 64)
+        # Headers only, announcing a body over the limit: refused before anything is read.
+        assert await raw_post(app.server.port, f"X-GitHub-Event: {name}\r\n".encode(), length=10**9) == 413
     signed = b'{"zen": "ok"}'  # a signed body does not vouch for the event header
     await post(app, signed, event=names[0], signature=sign(signed, fake.webhook_secret))
     text = await (await app.get("/metrics")).text()
@@ -267,6 +283,7 @@ async def test_no_metric_label_comes_from_an_unauthenticated_request(app, fake: 
     assert labels and {found["event"] for found in labels} <= EVENT_LABELS
     assert not any(name in text for name in names)
     assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="bad_signature") >= 100
+    assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="too_large") >= 50
     assert metric(text, "wikiwarden_deliveries_total", event="other", outcome="ignored") >= 1
 
 
@@ -513,18 +530,6 @@ def test_model_paths_cover_every_field_the_handlers_read() -> None:
 OUTCOMES = {"accepted", "duplicate", "ignored", "bad_signature", "bad_request", "too_large", "unavailable"}
 
 
-async def raw_post(port: int, head: bytes, body: bytes) -> int:
-    """POST with header bytes exactly as given (no client would send a byte that is not ASCII); the status."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    request = b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n"
-    writer.write(request + head + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-    await writer.drain()
-    status_line = await reader.readline()
-    writer.close()
-    await writer.wait_closed()
-    return int(status_line.split()[1])
-
-
 async def test_a_serve_process_under_hostile_http_answers_no_5xx_and_keeps_its_metrics_small(
     fake: FakeGitHub, tmp_path
 ) -> None:
@@ -557,26 +562,33 @@ async def test_a_serve_process_under_hostile_http_answers_no_5xx_and_keeps_its_m
         seen = await asyncio.to_thread(check_wrong_shapes, f"{web.url}/webhook", fake.webhook_secret, 150)
         assert 400 in seen and max(seen) < 500
 
-        # A flood of unsigned header-only requests, each naming another event.
+        # A flood of unsigned requests, each naming another event: half send no body, half only headers
+        # announcing a body over the limit (refused before the signature could be checked).
         before = await web.metrics()
         semaphore = asyncio.Semaphore(32)
         statuses: list[int] = []
         async with aiohttp.ClientSession() as session:
 
-            async def one(n: int) -> None:
+            async def unsigned(n: int) -> None:
                 headers = {"X-GitHub-Event": f"event-{uuid.uuid4().hex}", "X-GitHub-Delivery": f"flood-{n}"}
                 async with semaphore, session.post(f"{web.url}/webhook", headers=headers) as response:
                     statuses.append(response.status)
 
-            await asyncio.gather(*(one(n) for n in range(3000)))
-        assert set(statuses) == {401}
+            async def announcing_too_much(n: int) -> None:
+                head = f"X-GitHub-Event: event-{uuid.uuid4().hex}\r\nX-GitHub-Delivery: flood-{n}\r\n".encode()
+                async with semaphore:
+                    statuses.append(await raw_post(web.port, head, length=10**9))
+
+            await asyncio.gather(*(unsigned(n) for n in range(1500)), *(announcing_too_much(n) for n in range(1500)))
+        assert sorted(set(statuses)) == [401, 413]
         after = await web.metrics()
         series = deliveries(after)
         assert {labels["event"] for labels in series} <= EVENT_LABELS
         assert {labels["outcome"] for labels in series} <= OUTCOMES
         assert len(series) <= len(EVENT_LABELS) * len(OUTCOMES)
         assert len(after) - len(before) < 2000, len(after) - len(before)  # the same few series, counted up
-        assert metric(after, "wikiwarden_deliveries_total", event="unverified", outcome="bad_signature") >= 3000 + 7
+        assert metric(after, "wikiwarden_deliveries_total", event="unverified", outcome="bad_signature") >= 1500 + 7
+        assert metric(after, "wikiwarden_deliveries_total", event="unverified", outcome="too_large") == 1500
         await web.wait_healthy()
     finally:
         assert await web.stop() == 0
