@@ -81,7 +81,8 @@ def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Deli
         raise Refusal(401, "bad_signature", "the signature is missing or does not match the webhook secret")
     event, delivery = headers.get("X-GitHub-Event"), headers.get("X-GitHub-Delivery")
     if not event or not delivery or not DELIVERY_ID.fullmatch(delivery):
-        raise Refusal(400, "bad_request", "not a GitHub webhook delivery: missing X-GitHub-Event or X-GitHub-Delivery")
+        reason = "X-GitHub-Event or X-GitHub-Delivery missing or malformed"
+        raise Refusal(400, "bad_request", f"not a GitHub webhook delivery: {reason}")
     content_type = headers.get("Content-Type", "").split(";", 1)[0].strip()
     if content_type != "application/json":
         reason = f"expected application/json, got {content_type[:60] or 'no content type'}"
