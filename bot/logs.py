@@ -66,6 +66,22 @@ class Scrubbed(logging.Formatter):
         return self.scrub(self.inner.format(record))
 
 
+class _MalformedHTTP(logging.Filter):
+    """aiohttp logs a traceback at ERROR for every request that is not valid HTTP (a NUL byte in a header, a
+    broken request line). Anyone can send those, so each becomes one WARNING line without the traceback: a flood
+    of them cannot bury real errors. The 400 aiohttp answers is unchanged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if exc is not None and type(exc).__module__ == "aiohttp.http_exceptions":
+            record.msg = f"malformed HTTP request refused: {type(exc).__name__}"
+            record.args = ()
+            record.exc_info = None
+            record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 def configure_logging(
     fmt: str = "json", level: str = "INFO", secrets: Iterable[str] = (), stream: TextIO | None = None
 ) -> logging.Handler:
@@ -87,4 +103,7 @@ def configure_logging(
     root.addHandler(handler)
     root.setLevel(level)
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)  # one line per webhook is noise at scale
+    server = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, _MalformedHTTP) for f in server.filters):
+        server.addFilter(_MalformedHTTP())
     return handler

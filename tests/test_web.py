@@ -595,7 +595,8 @@ async def test_a_serve_process_under_hostile_http_answers_no_5xx_and_keeps_its_m
     logs = web.logs()
     assert fake.webhook_secret not in logs
     lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
-    crashes = [line for line in lines if "exc_info" in line]
-    # The one traceback is aiohttp's own, on the request whose header held a NUL byte; none is Wikiwarden's.
-    assert [(line["logger"], "BadHttpMessage" in line["exc_info"]) for line in crashes] == [("aiohttp.server", True)]
+    assert [line for line in lines if "exc_info" in line] == []  # no traceback: none is Wikiwarden's, and ...
+    # ... aiohttp's own, on the request whose header held a NUL byte, is one line: anyone can send those.
+    refused = [(line["level"], line["message"]) for line in lines if line["logger"] == "aiohttp.server"]
+    assert refused == [("WARNING", "malformed HTTP request refused: BadHttpMessage")]
     assert any(line["message"].startswith("delivery refused: the ") for line in lines)

@@ -95,12 +95,23 @@ def retry_delay(
     return delay if delay <= policy.max_wait_seconds else None
 
 
+# Under /repos/{owner}/{repo}/: the parameter that follows each of these, which a repository names (a branch, a
+# ref, two commits): blurred like ids, so a metric label never carries a name, however many branches there are.
+_NAMED = {("compare",): "{basehead}", ("git", "ref"): "{ref}", ("git", "refs"): "{ref}", ("commits",): "{ref}"}
+
+
 def route_of(url: str, base_url: str) -> str:
-    """A request's route with ids and shas blurred, for counting: /repos/{owner}/{repo}/git/trees/{sha}."""
+    """A request's route with ids, shas and names blurred, for counting: /repos/{owner}/{repo}/git/trees/{id}."""
     path = url.removeprefix(base_url).split("?", 1)[0]
     parts = path.strip("/").split("/")
     if len(parts) >= 3 and parts[0] == "repos":
         parts[1:3] = ["{owner}", "{repo}"]
+        for prefix, name in _NAMED.items():
+            at = 3 + len(prefix)
+            if tuple(parts[3:at]) == prefix and len(parts) > at:
+                end = len(parts) if prefix in (("git", "ref"), ("git", "refs")) else at + 1
+                parts[at:end] = [name]  # a ref spans the rest of the path (heads/feature/x)
+                break
     return "/" + "/".join("{id}" if _is_id(p) else p for p in parts)
 
 

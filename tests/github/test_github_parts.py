@@ -50,6 +50,22 @@ def test_routes_are_counted_without_ids() -> None:
     assert route_of(f"{base}/repos/acme/w/check-runs/42", base) == "/repos/{owner}/{repo}/check-runs/{id}"
 
 
+def test_routes_are_counted_without_names_a_repository_chooses() -> None:
+    """Branch names and compared commits would make one label series each (a label set without bound)."""
+    base = "https://api.github.com"
+    routes = {
+        f"{base}/repos/acme/w/git/ref/heads%2Ffeature%2Fx": "/repos/{owner}/{repo}/git/ref/{ref}",
+        f"{base}/repos/acme/w/git/ref/heads/feature/x": "/repos/{owner}/{repo}/git/ref/{ref}",
+        f"{base}/repos/acme/w/git/refs/heads/wikiwarden/fix/main": "/repos/{owner}/{repo}/git/refs/{ref}",
+        f"{base}/repos/acme/w/git/refs": "/repos/{owner}/{repo}/git/refs",
+        f"{base}/repos/acme/w/compare/{'a' * 40}...{'b' * 40}": "/repos/{owner}/{repo}/compare/{basehead}",
+        f"{base}/repos/acme/w/compare/main...feature": "/repos/{owner}/{repo}/compare/{basehead}",
+        f"{base}/repos/acme/w/commits/{'c' * 40}/check-runs?check_name=x": "/repos/{owner}/{repo}/commits/{ref}/check-runs",
+        f"{base}/repos/acme/w/commits/v1.0/check-runs": "/repos/{owner}/{repo}/commits/{ref}/check-runs",
+    }
+    assert {url: route_of(url, base) for url in routes} == routes
+
+
 @pytest.fixture
 def fake(fake_github: FakeGitHub) -> FakeGitHub:
     fake_github.add_installation(5, "acme")
