@@ -16,6 +16,11 @@ class EvidenceSecurityError(ClaimsError):
     """Evidence that resolves through a symlink: refused so it cannot be mistaken for a missing file."""
 
 
+class UnreadableFileError(ClaimsError):
+    """A file a snapshot lists but cannot produce (a blob a partial clone or a trimmed mirror lacks): an error on
+    the claims or the page that need it, never the end of the run."""
+
+
 class SidecarError(ClaimsError, ValueError):
     """A claims sidecar that does not satisfy schema v1; the message names the file and the problem."""
 

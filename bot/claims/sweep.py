@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import overload
 
 from .collation import collation_key
-from .errors import EvidenceResourceError, Problem, SidecarError
+from .errors import EvidenceResourceError, Problem, SidecarError, UnreadableFileError
 from .ignore import IGNORE_FILE, IgnoreRules
 from .locate import unchanged_at_hint
 from .pages import (
@@ -106,7 +106,12 @@ def load_wiki(
         elif _oversized_sidecar(entry.size):
             loaded.error = f"{sidecar_path}: {entry.size:,} bytes; a sidecar is read up to {MAX_SIDECAR_BYTES:,} bytes"
         else:
-            data = snapshot.read(sidecar_path)
+            try:
+                data = snapshot.read(sidecar_path)
+            except UnreadableFileError as exc:
+                loaded.error = str(exc)
+                wiki.pages.append(loaded)
+                continue
             if wanted is not None and not wanted(sidecar_path, data):
                 loaded.skipped = True
                 with_claims.add(page)
@@ -239,7 +244,10 @@ class Sweeper:
         limit = self.options.max_file_bytes
         if entry.size is not None and entry.size > limit:
             return Problem(f"{path} is larger than the {limit}-byte limit ({entry.size} bytes)")
-        data = snapshot.read(path)
+        try:
+            data = snapshot.read(path)
+        except UnreadableFileError as exc:
+            return Problem(str(exc))
         if len(data) > limit:
             return Problem(f"{path} is larger than the {limit}-byte limit ({len(data)} bytes)")
         text = FileText(data)

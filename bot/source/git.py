@@ -1,12 +1,16 @@
 """A local git repository as snapshots for the sweep, read without a checkout.
 
 Blobs come through one long-lived `git cat-file --batch` process (never a process per file), cached
-by blob id; trees come from `git ls-tree`; changes from `git diff -M` (git's rename detection). The
-working tree is a snapshot too, so uncommitted changes can be checked before they are committed.
+by blob id, and their sizes through one `--batch-check` process; trees come from `git ls-tree` without
+sizes, so listing a tree reads no blob (in a partial clone, `--long` would fetch every one). Only what the
+wiki cites is read, and a blob the object store lacks is an error on the claims citing it. Changes come
+from `git diff -M` (git's rename detection). The working tree is a snapshot too, so uncommitted changes
+can be checked before they are committed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -18,14 +22,24 @@ from pathlib import Path
 
 from cachetools import LRUCache
 
+from ..claims.errors import UnreadableFileError
 from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
+SHALLOW_HISTORY = (
+    "this clone's history is shallow, so older commits are not in it; fetch more of it (`git fetch --deepen=100`, "
+    "or `git fetch --unshallow`; on GitHub Actions, `fetch-depth: 0` for actions/checkout)"
+)
 
 
 class GitError(Exception):
     """A git command failed, or the path is not a repository; the message says which and why."""
+
+
+class MissingObjectError(GitError, UnreadableFileError):
+    """A blob the tree names but the object store lacks, and could not fetch (a partial clone whose remote is
+    out of reach, a trimmed mirror)."""
 
 
 def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
@@ -34,7 +48,8 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip() or f"exit status {done.returncode}"
+        # One line: git's stderr can run to several (a failed fetch of a partial clone's remote explains itself).
+        message = " ".join(done.stderr.decode("utf-8", "replace").split())[:500] or f"exit status {done.returncode}"
         raise GitError(f"git {args[0]} failed: {message}")
     return done.stdout
 
@@ -43,7 +58,6 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
 class TreeEntry:
     mode: str
     oid: str
-    size: int | None
 
     @property
     def kind(self) -> Kind:
@@ -55,53 +69,87 @@ class TreeEntry:
 
 
 class _CatFile:
-    """One `git cat-file --batch` process; requests are pipelined, answers read in order."""
+    """One `git cat-file --batch` (contents) or `--batch-check` (sizes) process; requests are pipelined, answers
+    read in order.
 
-    def __init__(self, root: Path) -> None:
-        self._process = subprocess.Popen(
-            ["git", "cat-file", "--batch"],
-            cwd=root,
+    In a partial clone git fetches a missing blob when it is asked for; when that fetch fails, the process
+    exits. The object it was answering is then missing, and a new process takes the rest of the requests.
+    """
+
+    def __init__(self, root: Path, *, contents: bool) -> None:
+        self._root = root
+        self._args = ["git", "cat-file", "--batch" if contents else "--batch-check"]
+        self._contents = contents
+        self._lock = threading.Lock()
+        self._process = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            self._args,
+            cwd=self._root,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # a lazy fetch must never wait for a password
         )
-        self._lock = threading.Lock()
 
-    def read(self, names: list[str]) -> list[bytes | None]:
-        """Contents of each object name, None for a missing one."""
-        out: list[bytes | None] = []
+    def read(self, names: list[str]) -> list[tuple[int, bytes] | None]:
+        """(size, contents) of each object name (contents empty for `--batch-check`); None for a missing one."""
+        out: list[tuple[int, bytes] | None] = []
         with self._lock:
-            stdin, stdout = self._process.stdin, self._process.stdout
-            assert stdin is not None and stdout is not None
-            for at in range(0, len(names), _PIPELINE):
+            at = 0
+            while at < len(names):
                 chunk = names[at : at + _PIPELINE]
-                stdin.write(b"".join(name.encode() + b"\n" for name in chunk))
-                stdin.flush()
-                for _ in chunk:
-                    header = stdout.readline()
-                    if not header:
-                        raise GitError("git cat-file stopped unexpectedly")
-                    fields = header.split()
-                    if len(fields) != 3:  # "<name> missing" or "<name> ambiguous"
-                        out.append(None)
-                        continue
-                    size = int(fields[2])
-                    data = stdout.read(size)
-                    stdout.read(1)  # the newline after the contents
-                    out.append(data)
+                answered = self._ask(chunk, out)
+                at += answered
+                if answered < len(chunk):  # the process died on this object: it cannot be had
+                    out.append(None)
+                    at += 1
+                    self._stop()
+                    self._process = self._start()
         return out
 
-    def close(self) -> None:
+    def _ask(self, chunk: list[str], out: list[tuple[int, bytes] | None]) -> int:
+        """Send a chunk, read its answers into `out`; how many were answered before the process ended."""
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None and stdout is not None
+        with contextlib.suppress(BrokenPipeError):  # it ended while reading them: its answers are still there
+            stdin.write(b"".join(name.encode() + b"\n" for name in chunk))
+            stdin.flush()
+        for answered in range(len(chunk)):
+            header = stdout.readline()
+            if not header:
+                return answered
+            fields = header.split()
+            if len(fields) != 3:  # "<name> missing" or "<name> ambiguous"
+                out.append(None)
+                continue
+            size = int(fields[2])
+            data = b""
+            if self._contents:
+                data = stdout.read(size)
+                if len(data) < size or not stdout.read(1):  # the newline after the contents
+                    return answered
+            out.append((size, data))
+        return len(chunk)
+
+    def _stop(self) -> None:
+        stdin, stdout = self._process.stdin, self._process.stdout
+        with contextlib.suppress(BrokenPipeError):  # it may have ended already
+            if stdin is not None:
+                stdin.close()
         if self._process.poll() is None:
-            assert self._process.stdin is not None
-            self._process.stdin.close()
             try:
                 self._process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
-        if self._process.stdout is not None:
-            self._process.stdout.close()
+        if stdout is not None:
+            stdout.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
 
 
 class GitRepository:
@@ -122,8 +170,10 @@ class GitRepository:
         except GitError as exc:  # inside .git, for instance
             raise GitError(f"{start} is not inside the working tree of a git repository") from exc
         self.root = Path(top)
-        self._cat: _CatFile | None = None
+        self._cat: _CatFile | None = None  # contents
+        self._check: _CatFile | None = None  # sizes
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)
+        self._sizes: dict[str, int | None] = {}  # None: the object store lacks the blob
         self._trees: dict[str, dict[str, TreeEntry]] = {}
 
     def __enter__(self) -> GitRepository:
@@ -133,9 +183,10 @@ class GitRepository:
         self.close()
 
     def close(self) -> None:
-        if self._cat is not None:
-            self._cat.close()
-            self._cat = None
+        for process in (self._cat, self._check):
+            if process is not None:
+                process.close()
+        self._cat = self._check = None
 
     def git(self, *args: str) -> bytes:
         return _git(self.root, *args)
@@ -149,39 +200,63 @@ class GitRepository:
                 self.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
             )
         except GitError as exc:
-            raise GitError(f"{rev!r} does not name a commit in {self.root}") from exc
+            message = f"{rev!r} does not name a commit in {self.root}"
+            raise GitError(f"{message}: {SHALLOW_HISTORY}" if self.is_shallow() else message) from exc
+
+    def is_shallow(self) -> bool:
+        """Whether this clone's history was cut (`git clone --depth`): older commits are then simply absent."""
+        return self.git("rev-parse", "--is-shallow-repository").strip() == b"true"
 
     def tree(self, commit: str) -> dict[str, TreeEntry]:
-        """Every file, symlink and submodule of a commit's tree, by path (cached by commit id)."""
+        """Every file, symlink and submodule of a commit's tree, by path (cached by commit id). Sizes are not
+        listed: that would read every blob, and a partial clone would fetch them all (`sizes` asks for some)."""
         commit = self.resolve(commit)
         listing = self._trees.get(commit)
         if listing is None:
             listing = {}
-            raw = self.git("ls-tree", "-r", "-z", "--long", "--full-tree", commit)
+            raw = self.git("ls-tree", "-r", "-z", "--full-tree", commit)
             for record in raw.split(b"\0"):
                 if not record:
                     continue
                 meta, _, name = record.partition(b"\t")
-                mode, _kind, oid, size = meta.split()
-                path = name.decode("utf-8", "surrogateescape")
-                listing[path] = TreeEntry(mode.decode(), oid.decode(), int(size) if size != b"-" else None)
+                mode, _kind, oid = meta.split()
+                listing[name.decode("utf-8", "surrogateescape")] = TreeEntry(mode.decode(), oid.decode())
             self._trees[commit] = listing
         return listing
 
-    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
-        """Contents by blob id, through the cache and one pipelined batch for what is not cached."""
+    def sizes(self, oids: Iterable[str]) -> dict[str, int | None]:
+        """Sizes by blob id, None for a blob the object store lacks; one pipelined `--batch-check` for what is not
+        known yet (a partial clone fetches the blobs it lacks here, and only those)."""
         wanted = list(dict.fromkeys(oids))
-        missing = [oid for oid in wanted if oid not in self._blobs]
+        unknown = [oid for oid in wanted if oid not in self._sizes]
+        if unknown:
+            if self._check is None:
+                self._check = _CatFile(self.root, contents=False)
+            for oid, answer in zip(unknown, self._check.read(unknown), strict=True):
+                self._sizes[oid] = answer[0] if answer is not None else None
+        return {oid: self._sizes[oid] for oid in wanted}
+
+    def read_blobs(self, oids: Iterable[str], *, strict: bool = True) -> dict[str, bytes]:
+        """Contents by blob id, through the cache and one pipelined batch for what is not cached. A blob the
+        object store lacks raises MissingObjectError, or is left out when not `strict`."""
+        wanted = list(dict.fromkeys(oids))
+        missing = [oid for oid in wanted if oid not in self._blobs and self._sizes.get(oid, 0) is not None]
         found = {oid: data for oid in wanted if (data := self._blobs.get(oid)) is not None}
         if missing:
             if self._cat is None:
-                self._cat = _CatFile(self.root)
-            for oid, data in zip(missing, self._cat.read(missing), strict=True):
-                if data is None:
-                    raise GitError(f"object {oid} is missing from {self.root}")
-                found[oid] = data
+                self._cat = _CatFile(self.root, contents=True)
+            for oid, answer in zip(missing, self._cat.read(missing), strict=True):
+                if answer is None:
+                    self._sizes[oid] = None
+                    continue
+                data = found[oid] = answer[1]
+                self._sizes[oid] = len(data)
                 if len(data) <= _BLOB_CACHE_BYTES // 8:  # a huge blob would evict everything else
                     self._blobs[oid] = data
+        if strict:
+            for oid in wanted:
+                if oid not in found:
+                    raise MissingObjectError(f"object {oid} is missing from {self.root}")
         return found
 
     def snapshot(self, rev: str, label: str | None = None) -> CommitSnapshot:
@@ -258,21 +333,34 @@ class CommitSnapshot:
         return any("/".join(parts[:k]) in self._symlinks for k in range(1, len(parts)))
 
     def entry(self, path: str) -> Entry | None:
+        """What stands at `path`; a file's size is learnt from git here, when the sweep is about to read it."""
         if self._under_symlink(path):
             return Entry(Kind.SYMLINK)
         found = self._tree.get(path)
         if found is not None:
-            return Entry(found.kind, found.size)
+            size = self.repo.sizes([found.oid])[found.oid] if found.kind is Kind.FILE else None
+            return Entry(found.kind, size)
         return Entry(Kind.DIRECTORY) if path in self._dirs else None
 
     def read(self, path: str) -> bytes:
         oid = self._tree[path].oid
-        return self.repo.read_blobs([oid])[oid]
+        try:
+            return self.repo.read_blobs([oid])[oid]
+        except MissingObjectError:
+            raise MissingObjectError(
+                f"{path}: the object store lacks this file (blob {oid[:12]}; a partial clone whose remote cannot be "
+                "reached, or a trimmed mirror?): check again once the remote can be reached (git fetches it then), "
+                "or restore the objects with `git fetch --refetch`"
+            ) from None
 
     def prefetch(self, paths: Iterable[str]) -> None:
-        """Read many files in one pipelined batch before the sweep asks for them one by one."""
+        """Learn the sizes of many files in one pipelined batch, then read those small enough to keep, before
+        the sweep asks for them one by one (a blob the store lacks is left for `read` to report)."""
         oids = [e.oid for p in paths if (e := self._tree.get(p)) is not None and e.kind is Kind.FILE]
-        self.repo.read_blobs(oids)
+        sizes = self.repo.sizes(oids)
+        self.repo.read_blobs(
+            [oid for oid in oids if (size := sizes[oid]) is not None and size <= _BLOB_CACHE_BYTES // 8], strict=False
+        )
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         prefix = top.rstrip("/") + "/"
@@ -280,7 +368,7 @@ class CommitSnapshot:
             if path.startswith(prefix):
                 if self._under_symlink(path):
                     continue
-                yield path, Entry(found.kind, found.size)
+                yield path, Entry(found.kind)  # no size: listing a folder reads no blob
 
 
 class WorktreeSnapshot:

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import GIT_ENV, GitRepo
 
+from bot.claims.errors import UnreadableFileError
 from bot.claims.snapshot import Entry, FileChange, Kind
-from bot.source.git import CommitSnapshot, GitError, GitRepository, WorktreeSnapshot
+from bot.source.git import CommitSnapshot, GitError, GitRepository, MissingObjectError, WorktreeSnapshot
 
 HEX40 = re.compile(r"[0-9a-f]{40}")
 
@@ -108,7 +109,7 @@ def test_resolve_refuses_option_like_arguments(repo: GitRepo, git: GitRepository
 # -- trees -------------------------------------------------------------------------------------------
 
 
-def test_tree_lists_files_modes_sizes_symlinks_and_nested_folders(repo: GitRepo, git: GitRepository) -> None:
+def test_tree_lists_files_modes_symlinks_and_nested_folders(repo: GitRepo, git: GitRepository) -> None:
     repo.write("README.md", "hello\n")
     repo.write("src/deep/er/mod.py", "x = 1\n" * 10)
     script = repo.write("bin/run.sh", "#!/bin/sh\necho run\n")
@@ -119,19 +120,20 @@ def test_tree_lists_files_modes_sizes_symlinks_and_nested_folders(repo: GitRepo,
 
     tree = git.tree(commit)
     assert set(tree) == {"README.md", "src/deep/er/mod.py", "bin/run.sh", "empty.txt", "src/alias.py"}
-    assert (tree["README.md"].mode, tree["README.md"].size, tree["README.md"].kind) == (
-        "100644",
-        6,
-        Kind.FILE,
-    )
-    assert (tree["src/deep/er/mod.py"].size, tree["src/deep/er/mod.py"].kind) == (60, Kind.FILE)
+    assert (tree["README.md"].mode, tree["README.md"].kind) == ("100644", Kind.FILE)
+    assert tree["src/deep/er/mod.py"].kind is Kind.FILE
     assert (tree["bin/run.sh"].mode, tree["bin/run.sh"].kind) == ("100755", Kind.FILE)
-    assert tree["empty.txt"].size == 0
     link = tree["src/alias.py"]
-    assert (link.mode, link.kind, link.size) == ("120000", Kind.SYMLINK, len("deep/er/mod.py"))
+    assert (link.mode, link.kind) == ("120000", Kind.SYMLINK)
     assert all(HEX40.fullmatch(entry.oid) for entry in tree.values())
     assert tree["README.md"].oid == repo.git("rev-parse", f"{commit}:README.md").strip()
     assert git.tree("HEAD") == tree  # a revision name works as well as an id
+    # Sizes are learnt when a file is looked at, not when the tree is listed.
+    snap = git.snapshot(commit)
+    assert snap.entry("README.md") == Entry(Kind.FILE, 6)
+    assert snap.entry("src/deep/er/mod.py") == Entry(Kind.FILE, 60)
+    assert snap.entry("empty.txt") == Entry(Kind.FILE, 0)
+    assert snap.entry("src/alias.py") == Entry(Kind.SYMLINK)
 
 
 def test_tree_reports_a_gitlink_as_other(repo: GitRepo, git: GitRepository) -> None:
@@ -141,7 +143,7 @@ def test_tree_reports_a_gitlink_as_other(repo: GitRepo, git: GitRepository) -> N
     repo.git("-c", "commit.gpgsign=false", "commit", "-q", "-m", "add a submodule-like gitlink")
     tree = git.tree("HEAD")
     sub = tree["vendor/sub"]
-    assert (sub.mode, sub.oid, sub.size, sub.kind) == ("160000", first, None, Kind.OTHER)
+    assert (sub.mode, sub.oid, sub.kind) == ("160000", first, Kind.OTHER)
     snap = git.snapshot("HEAD")
     assert snap.entry("vendor/sub") == Entry(Kind.OTHER, None)
     assert snap.entry("vendor") == Entry(Kind.DIRECTORY)
@@ -261,8 +263,8 @@ def test_commit_snapshot_entries(linked: GitRepo, git: GitRepository) -> None:
     assert snap.entry("src/missing.py") is None
     assert snap.entry("nowhere/at/all.py") is None
     assert snap.entry("src/a.py/below") is None  # a file is not a folder
-    assert snap.entry("src/link.py") == Entry(Kind.SYMLINK, len("a.py"))
-    assert snap.entry("src/linkdir") == Entry(Kind.SYMLINK, len("pkg"))
+    assert snap.entry("src/link.py") == Entry(Kind.SYMLINK)
+    assert snap.entry("src/linkdir") == Entry(Kind.SYMLINK)
     assert snap.entry("src/linkdir/b.py").kind is Kind.SYMLINK  # reached through a symlinked folder
     assert snap.entry("src/linkdir/sub/c.py").kind is Kind.SYMLINK
     assert snap.read("src/pkg/sub/c.py") == b"c = 3\n"
@@ -271,12 +273,12 @@ def test_commit_snapshot_entries(linked: GitRepo, git: GitRepository) -> None:
 def test_commit_snapshot_walk(linked: GitRepo, git: GitRepository) -> None:
     snap = git.snapshot("v1")
     walked = dict(snap.walk("src"))
-    assert walked == {
-        "src/a.py": Entry(Kind.FILE, 6),
-        "src/pkg/b.py": Entry(Kind.FILE, 6),
-        "src/pkg/sub/c.py": Entry(Kind.FILE, 6),
-        "src/link.py": Entry(Kind.SYMLINK, 4),
-        "src/linkdir": Entry(Kind.SYMLINK, 3),
+    assert walked == {  # without sizes: walking a folder reads no blob
+        "src/a.py": Entry(Kind.FILE),
+        "src/pkg/b.py": Entry(Kind.FILE),
+        "src/pkg/sub/c.py": Entry(Kind.FILE),
+        "src/link.py": Entry(Kind.SYMLINK),
+        "src/linkdir": Entry(Kind.SYMLINK),
     }
     assert dict(snap.walk("src/")) == walked
     assert set(dict(snap.walk("src/pkg"))) == {"src/pkg/b.py", "src/pkg/sub/c.py"}
@@ -296,10 +298,7 @@ def test_commit_snapshot_walk_skips_entries_under_a_symlinked_folder(repo: GitRe
     snap = CommitSnapshot(git, commit)
     assert "docs/link/inner.md" in git.tree(commit)  # git lists it ...
     assert snap.entry("docs/link/inner.md") == Entry(Kind.SYMLINK)  # ... but it lies under a symlink
-    assert dict(snap.walk("docs")) == {
-        "docs/real.md": Entry(Kind.FILE, 5),
-        "docs/link": Entry(Kind.SYMLINK, 5),
-    }
+    assert dict(snap.walk("docs")) == {"docs/real.md": Entry(Kind.FILE), "docs/link": Entry(Kind.SYMLINK)}
 
 
 def _mktree(repo: GitRepo, listing: str) -> str:
@@ -470,6 +469,99 @@ def test_changes_with_spaces_and_non_ascii_names(repo: GitRepo, git: GitReposito
     snap = git.snapshot(head)
     assert snap.read("src/Ĉiuj/новый файл.txt").endswith(b"# one more line\n")
     assert snap.entry("docs and notes/read me.md") == Entry(Kind.FILE, 4)
+
+
+# -- objects the store lacks: partial clones, trimmed mirrors, shallow history ----------------------------
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, env={**os.environ, **GIT_ENV}, capture_output=True, check=True)
+    return done.stdout.decode()
+
+
+def _missing(root: Path) -> set[str]:
+    listing = _git(root, "rev-list", "--objects", "--missing=print", "--all")
+    return {line[1:] for line in listing.splitlines() if line.startswith("?")}
+
+
+@pytest.fixture
+def partial(repo: GitRepo, tmp_path: Path) -> tuple[Path, Path]:
+    """A partial clone (`--filter=blob:none`, no checkout: it holds no blob at all) and the remote it fetches
+    from, a local path that allows filters."""
+    for n in range(5):
+        repo.write(f"src/m{n}.py", f"VALUE = {n}\n" * 50)
+    repo.commit(tag="v1")
+    served = tmp_path / "served.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(served))
+    _git(served, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{served}", str(clone))
+    return clone, served
+
+
+def test_listing_a_partial_clone_fetches_nothing_and_reading_fetches_one_blob(partial: tuple[Path, Path]) -> None:
+    clone, _served = partial
+    before = _missing(clone)
+    assert len(before) == 5
+    with GitRepository(clone) as opened:
+        snap = opened.snapshot("v1")
+        assert {p for p, _ in snap.walk("src")} == {f"src/m{n}.py" for n in range(5)}
+        assert _missing(clone) == before  # the tree was listed without reading a blob
+        assert snap.read("src/m2.py") == b"VALUE = 2\n" * 50
+        assert snap.entry("src/m2.py") == Entry(Kind.FILE, 500)
+    assert before - _missing(clone) == {opened.tree("v1")["src/m2.py"].oid}  # that one, and only it
+
+
+def test_a_blob_a_partial_clone_cannot_fetch_is_an_error_on_its_file_and_the_rest_is_read(
+    partial: tuple[Path, Path], tmp_path: Path
+) -> None:
+    clone, served = partial
+    with GitRepository(clone) as opened:
+        snap = opened.snapshot("v1")
+        assert snap.read("src/m0.py") == b"VALUE = 0\n" * 50
+        served.rename(tmp_path / "gone.git")  # the remote is out of reach from here on
+        snap.prefetch(["src/m0.py", "src/m1.py", "src/m3.py"])  # never raises: `read` reports what is missing
+        assert snap.entry("src/m1.py") == Entry(Kind.FILE, None)
+        with pytest.raises(MissingObjectError) as raised:
+            snap.read("src/m1.py")
+        assert isinstance(raised.value, UnreadableFileError)
+        message = str(raised.value)
+        assert message.startswith("src/m1.py: the object store lacks this file") and "\n" not in message
+        assert snap.read("src/m0.py") == b"VALUE = 0\n" * 50  # what it has is still read
+        with pytest.raises(MissingObjectError):
+            snap.read("src/m3.py")
+
+
+def test_a_trimmed_object_store_is_an_error_on_the_file_it_lacks(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("kept.txt", "kept\n")
+    repo.write("lost.txt", "lost\n")
+    commit = repo.commit()
+    lost = _blob_ids(git, commit)["lost.txt"]
+    (repo.root / ".git/objects" / lost[:2] / lost[2:]).unlink()
+    snap = git.snapshot(commit)
+    assert set(git.tree(commit)) == {"kept.txt", "lost.txt"}  # `ls-tree --long` failed here on the size
+    assert snap.entry("lost.txt") == Entry(Kind.FILE, None)
+    snap.prefetch(["kept.txt", "lost.txt"])
+    with pytest.raises(MissingObjectError, match=r"^lost.txt: the object store lacks this file"):
+        snap.read("lost.txt")
+    assert snap.read("kept.txt") == b"kept\n"
+
+
+def test_a_commit_beyond_a_shallow_history_says_so(repo: GitRepo, tmp_path: Path) -> None:
+    repo.write("a.txt", "one\n")
+    repo.commit(tag="v1")
+    repo.write("a.txt", "two\n")
+    repo.commit()
+    clone = tmp_path / "shallow"
+    _git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo.root}", str(clone))
+    with GitRepository(clone) as opened, pytest.raises(GitError) as raised:
+        opened.resolve("HEAD~1")
+    message = str(raised.value)
+    assert "'HEAD~1' does not name a commit" in message and "history is shallow" in message
+    assert "git fetch --deepen" in message and "fetch-depth: 0" in message
+    with GitRepository(repo.root) as full, pytest.raises(GitError) as raised:
+        full.resolve("v9")
+    assert "history is shallow" not in str(raised.value)
 
 
 # -- closing -----------------------------------------------------------------------------------------
