@@ -122,7 +122,9 @@ def set_field(text: str, key: str, lines: Sequence[str] | None) -> str:
             page.lines[-1] += eol
         page.lines.extend(new)
     else:
-        page.head, page.lines, page.close = "---" + eol, new, "---" + eol
+        # A new block goes first in the file: a byte-order mark before it would hide it from readers that do not
+        # skip one (OpenWiki itself, okf-cli), so it goes.
+        page.bom, page.head, page.lines, page.close = "", "---" + eol, new, "---" + eol
         page.body = eol + page.body
     if page.has_front_matter and not page.lines:
         # Nothing left in the block: drop it, and the line break that separated it from the body.

@@ -188,7 +188,9 @@ def normalize_concept(text: str, path: str, language: str = "en") -> str:
             f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}"
             f"{GENERATED_FLAG}: true{eol}---{eol}{eol}"
         )
-        return page.bom + block + page.body.lstrip(JS_WHITESPACE)
+        # No byte-order mark before the new block (trimmed with the body's leading whitespace, as OpenWiki
+        # trims it): a reader that does not skip one (OpenWiki, okf-cli) would not see the block behind it.
+        return block + page.body.lstrip(JS_WHITESPACE)
     fields = page.fields()
     if _usable(fields.get("type")):
         return text

@@ -1,5 +1,5 @@
 """Index files, the conformance validator, and `okf sync` on a real repository, with everything Wikiwarden
-writes checked by an independent OKF validator (vault2okf, from PyPI) as well as by `okf validate`."""
+writes checked by two independent OKF validators (vault2okf and okf-cli, from PyPI) as well as by `okf validate`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import GitRepo
+from okf.api import validate as okf_cli_validate
 from vault2okf.validate import validate_bundle as independent_validate
 
 from bot.cli import main
@@ -172,6 +173,12 @@ def test_sync_writes_conformant_pages_and_keeps_the_rest(odd_wiki: GitRepo, caps
     ]
     assert independent_errors == []
     assert any(str(d.path) == "invalid_yaml.md" for d in report.diagnostics)  # it does see the broken pages
+    okf_cli_errors = okf_cli_validate(repo.root / "openwiki").errors
+    assert [e for e in okf_cli_errors if e.split(":", 1)[0] in written] == []
+    assert any(e.startswith("invalid_yaml.md:") for e in okf_cli_errors)  # it sees the broken pages too
+    # A page with a byte-order mark and no front matter gets a block that every reader sees: no mark before it.
+    assert after["bom_no_front_matter.md"].startswith(b"---\n")
+    assert "bom_no_front_matter.md" in written
     ours = [p for p in validate_bundle({k: v for k, v in after.items()}) if p.severity == "error" and p.path in written]
     assert ours == []
 
@@ -200,3 +207,20 @@ def test_validate_command(odd_wiki: GitRepo, capsys: pytest.CaptureFixture[str])
     (clean / "a.md").write_text("---\ntype: Note\n---\n")
     assert main(["okf", "validate", str(clean)]) == 0
     assert main(["okf", "validate", str(odd_wiki.root / "missing")]) == 2
+
+
+def test_a_block_added_to_a_page_with_a_byte_order_mark_goes_first(tmp_path: Path) -> None:
+    """Readers that do not skip a byte-order mark (OpenWiki, okf-cli) must still see the new block."""
+    from bot.okf.frontmatter import set_field
+    from bot.okf.project import normalize_concept, project_sources
+
+    page = "\ufeff# Only a mark\n\nBody.\n"
+    for written in (
+        set_field(page, "type", ["type: Note"]),
+        project_sources(page, ["repo://src/a.py#L1"]),
+        normalize_concept(page, "p.md"),
+    ):
+        assert written.startswith("---\n") and "\ufeff" not in written, written
+        assert written.endswith("# Only a mark\n\nBody.\n")
+        (tmp_path / "p.md").write_text(written if "type:" in written else set_field(written, "type", ["type: N"]))
+        assert okf_cli_validate(tmp_path).errors == []
