@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .claims.errors import ClaimsError, EvidenceSecurityError
-from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
+from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
 from .demo import run_demo
@@ -31,11 +32,20 @@ class UsageError(Exception):
     """Bad arguments or a repository that cannot be used: exit status 2."""
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--repo", default=".", metavar="PATH", help="the repository (default: the current folder)")
+def _wiki_options(parser: argparse.ArgumentParser, repo_default: str | None = ".") -> None:
     parser.add_argument(
-        "--wiki-dir", default=DEFAULT_WIKI_DIR, metavar="DIR", help=f"the wiki folder (default: {DEFAULT_WIKI_DIR})"
+        "--repo", default=repo_default, metavar="PATH", help="the repository (default: the current folder)"
     )
+    parser.add_argument(
+        "--wiki-dir",
+        default=DEFAULT_WIKI_DIR,
+        metavar="DIR",
+        help=f"the wiki folder, in the repository (default: {DEFAULT_WIKI_DIR})",
+    )
+
+
+def _common(parser: argparse.ArgumentParser, repo_default: str | None = ".") -> None:
+    _wiki_options(parser, repo_default)
     parser.add_argument(
         "--max-file-size",
         type=int,
@@ -101,7 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
         "WIKIWARDEN_OPENAI_API_KEY. Exit 0 when nothing is left flagged, 1 when claims still need a person.",
     )
     _common(fix)
-    fix.add_argument("--base", metavar="REV", help="fix what the change from this commit made stale")
+    fix.add_argument(
+        "--base",
+        metavar="REV",
+        help="fix what the change from this commit made stale (default: every claim that needs attention, followed "
+        "through the change from the gitHead of the wiki's .last-update.json when it names one)",
+    )
     fix.add_argument("--model", help="the model to use (default: WIKIWARDEN_MODEL; 'none' for no model)")
     fix.add_argument("--max-claims", type=int, default=50, metavar="N", help="claims decided in one run (default 50)")
     fix.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
@@ -112,13 +127,19 @@ def build_parser() -> argparse.ArgumentParser:
     validate = okf_commands.add_parser(
         "validate", help="report every OKF v0.2 conformance problem of a bundle (exit 1 when there is an error)"
     )
-    validate.add_argument("path", nargs="?", metavar="PATH", help="the bundle folder (default: ./openwiki)")
+    _wiki_options(validate)
+    validate.add_argument(
+        "path", nargs="?", metavar="PATH", help="any bundle folder, in a repository or not (default: the wiki)"
+    )
     validate.add_argument("--format", choices=("text", "json"), default="text")
     validate.set_defaults(run=_okf_validate)
     sync = okf_commands.add_parser(
         "sync", help="migrate pages, project `sources` from the claims, regenerate indexes (working tree)"
     )
-    sync.add_argument("path", nargs="?", metavar="PATH", help="the wiki folder (default: ./openwiki)")
+    _common(sync, repo_default=None)
+    sync.add_argument(
+        "path", nargs="?", metavar="PATH", help="the wiki folder, if named this way too (it must be --wiki-dir)"
+    )
     sync.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     sync.set_defaults(run=_okf_sync)
 
@@ -153,28 +174,45 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _repo(args: argparse.Namespace) -> GitRepository:
+def _repo(args: argparse.Namespace, path: str | Path | None = None) -> GitRepository:
     try:
-        return GitRepository(args.repo)
+        return GitRepository(path if path is not None else args.repo)
     except GitError as exc:
         raise UsageError(str(exc)) from exc
 
 
-def _options(args: argparse.Namespace) -> SweepOptions:
-    if args.max_file_size <= 0:
-        raise UsageError("--max-file-size must be a positive number of bytes")
+def _wiki_dir(given: str, root: Path) -> str:
+    """`--wiki-dir` as a folder of the repository: relative to its top, or an absolute path inside it."""
+    if os.path.isabs(given):
+        absolute = os.path.abspath(given)
+        # The folders above it resolved (the repository's own path may run through a symlink), not the folder
+        # itself: a symlinked wiki must be seen as one.
+        path = Path(os.path.realpath(os.path.dirname(absolute))) / os.path.basename(absolute)
+        try:
+            given = path.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise UsageError(f"--wiki-dir {given} is outside the repository {root}") from None
     try:
-        wiki_dir = normalize_wiki_dir(args.wiki_dir)
+        return normalize_wiki_dir(given)
     except ValueError as exc:
         raise UsageError(str(exc)) from exc
-    return SweepOptions(wiki_dir=wiki_dir, max_file_bytes=args.max_file_size, recheck_all=getattr(args, "all", False))
+
+
+def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
+    if args.max_file_size <= 0:
+        raise UsageError("--max-file-size must be a positive number of bytes")
+    return SweepOptions(
+        wiki_dir=_wiki_dir(args.wiki_dir, repo.root),
+        max_file_bytes=args.max_file_size,
+        recheck_all=getattr(args, "all", False),
+    )
 
 
 def _check(args: argparse.Namespace) -> int:
-    options = _options(args)
     if args.all and args.base is None:
         raise UsageError("--all only makes sense with --base")
     with _repo(args) as repo:
+        options = _options(args, repo)
         try:
             report = check_repository(repo, args.base, args.head, options)
         except GitError as exc:
@@ -184,9 +222,13 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _claims(args: argparse.Namespace) -> tuple[GitRepository, HandKeptClaims]:
-    options = _options(args)
     repo = _repo(args)
-    return repo, HandKeptClaims(repo, options.wiki_dir, options.max_file_bytes)
+    try:
+        options = _options(args, repo)
+        return repo, HandKeptClaims(repo, options.wiki_dir, options.max_file_bytes)
+    except BaseException:
+        repo.close()
+        raise
 
 
 def _print_claim(headline: str, edit: ClaimEdit) -> int:
@@ -262,9 +304,8 @@ def _fix(args: argparse.Namespace) -> int:
     from .fix.engine import FixResult  # noqa: PLC0415
     from .fix.summary import render_text  # noqa: PLC0415
     from .settings import ModelSettings  # noqa: PLC0415
-    from .usecases.fix import fix_working_tree  # noqa: PLC0415
+    from .usecases.fix import fix_working_tree, recorded_base  # noqa: PLC0415
 
-    options = _options(args)
     if args.max_claims <= 0:
         raise UsageError("--max-claims must be at least 1")
     try:
@@ -274,18 +315,29 @@ def _fix(args: argparse.Namespace) -> int:
     model = args.model if args.model is not None else model_settings.model
     repo = _repo(args)
     with repo:
+        options = _options(args, repo)
+        base, note = args.base, None
+        if base is None:  # every claim that needs attention, followed through the change OpenWiki last saw
+            recorded = recorded_base(repo, options.wiki_dir)
+            base, note = recorded.commit, recorded.note
+            options = SweepOptions(options.wiki_dir, options.max_file_bytes, recheck_all=True)
         factory = AgentFactory(model_settings)
         agent = None if model == "none" else factory.agent(str(repo.root), model)
 
         async def fix() -> tuple[FixResult, list[str]]:
             try:
                 return await fix_working_tree(
-                    repo, base=args.base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run
+                    repo, base=base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run
                 )
             finally:
                 await factory.close()
 
-        result, written = asyncio.run(fix())
+        try:
+            result, written = asyncio.run(fix())
+        except GitError as exc:
+            raise UsageError(str(exc)) from exc
+    if note is not None:
+        print(note)
     sys.stdout.write(render_text(result, [] if args.dry_run else written))
     if args.dry_run and written:
         print("dry run: would write " + ", ".join(written))
@@ -293,12 +345,18 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _okf_validate(args: argparse.Namespace) -> int:
-    folder = Path(args.path or DEFAULT_WIKI_DIR)
+    if args.path is not None:  # any folder of Markdown, in a repository or not
+        folder, shown = Path(args.path), args.path
+    else:
+        with _repo(args) as repo:
+            shown = _wiki_dir(args.wiki_dir, repo.root)
+            require_wiki_folder(repo.worktree(), shown)
+            folder = repo.root / shown
     problems = validate_okf(folder)
     errors = [p for p in problems if p.severity == "error"]
     if args.format == "json":
         document = {
-            "bundle": str(folder),
+            "bundle": str(shown),
             "errors": len(errors),
             "warnings": len(problems) - len(errors),
             "problems": [
@@ -310,22 +368,37 @@ def _okf_validate(args: argparse.Namespace) -> int:
         for p in problems:
             where = f"{p.path}: {p.field}" if p.field else p.path
             print(f"{p.severity}: {where}: {p.problem}")
-        print(f"{folder}: {len(errors)} errors, {len(problems) - len(errors)} warnings")
+        print(f"{shown}: {len(errors)} errors, {len(problems) - len(errors)} warnings")
     return EXIT_ATTENTION if errors else EXIT_OK
 
 
-def _okf_sync(args: argparse.Namespace) -> int:
-    folder = Path(args.path or DEFAULT_WIKI_DIR).resolve()
+def _folder_of(path: Path, repo: GitRepository) -> str | None:
+    """`path` as a folder of the repository, None when it is not one."""
     try:
-        repo = GitRepository(folder if folder.is_dir() else folder.parent)
-    except GitError as exc:
-        raise UsageError(str(exc)) from exc
-    with repo:
-        try:
-            wiki_dir = folder.relative_to(repo.root.resolve()).as_posix()
-        except ValueError as exc:
-            raise UsageError(f"{folder} is not inside the repository {repo.root}") from exc
-        plan = sync_okf(repo, wiki_dir, dry_run=args.dry_run)
+        return _wiki_dir(os.path.abspath(path), repo.root)
+    except UsageError:
+        return None
+
+
+def _okf_sync(args: argparse.Namespace) -> int:
+    """Sync writes index.md into every folder below the one it is given, so it is given only the wiki: the
+    folder `--wiki-dir` names, which PATH, when given too, must be."""
+    named = Path(args.path) if args.path is not None else None
+    if named is not None and not named.exists():
+        raise UsageError(f"{args.path} does not exist")
+    where: str | Path = "."  # the repository: --repo, else the one holding PATH, else the current folder's
+    if args.repo is not None:
+        where = args.repo
+    elif named is not None:
+        where = named if named.is_dir() else named.parent
+    with _repo(args, where) as repo:
+        options = _options(args, repo)
+        if named is not None and _folder_of(named, repo) != options.wiki_dir:
+            raise UsageError(
+                f"{args.path} is not the wiki folder {options.wiki_dir}/ of {repo.root}; okf sync writes only the "
+                f"wiki (if it is the wiki, say so: --wiki-dir {args.path})"
+            )
+        plan = sync_okf(repo, options.wiki_dir, dry_run=args.dry_run, max_file_bytes=options.max_file_bytes)
     verb = "would write" if args.dry_run else "wrote"
     for path in sorted(plan.writes):
         print(f"{verb} {path}")
@@ -398,6 +471,14 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(args.dir, args.format)
 
 
+def _in_words(exc: Exception) -> str:
+    """An error as one line of words: an OSError's own phrase and file, not `[Errno 2] ...`."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = exc.filename if exc.filename is not None else ""
+        return f"{where}: {exc.strerror.lower()}" if where else exc.strerror.lower()
+    return " ".join(str(exc).split())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
@@ -407,7 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except (UsageError, GitError, ClaimsError, EvidenceSecurityError, LookupError, OSError, ValueError) as exc:
-        print(f"wikiwarden: error: {exc}", file=sys.stderr)
+        print(f"wikiwarden: error: {_in_words(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -178,6 +178,8 @@ def _write(root: Path, files: dict[str, str | bytes]) -> None:
 
 def build_demo_repository(root: Path) -> None:
     """Two tagged commits, `v1` (wiki grounded in the code) and `v2` (the code moved on)."""
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(f"{root} is not a folder; give the demo an empty or new folder")
     root.mkdir(parents=True, exist_ok=True)
     if any(root.iterdir()):
         raise FileExistsError(f"{root} is not empty; give the demo an empty or new folder")

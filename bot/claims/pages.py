@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import posixpath
 
+from .snapshot import Kind, Snapshot
+
 DEFAULT_WIKI_DIR = "openwiki"
 CLAIMS_DIR = ".claims"
 RESERVED_PAGES = frozenset({"index.md", "log.md", "instructions.md", "_plan.md"})
@@ -16,6 +18,43 @@ def normalize_wiki_dir(wiki_dir: str) -> str:
     if cleaned in ("", ".") or first in ("..", ".git"):
         raise ValueError(f"wiki folder must be a folder inside the repository, got {wiki_dir!r}")
     return cleaned
+
+
+class WikiFolderError(ValueError):
+    """The folder named as the wiki cannot be it: missing, a file, a symlink, or its `.claims` is one."""
+
+
+def wiki_folder_problem(snapshot: Snapshot, wiki_dir: str) -> str | None:
+    """Why `wiki_dir` cannot be the wiki in `snapshot`, in words, or None.
+
+    A check of a folder that is not there would find no page and pass, and OpenWiki neither reads nor writes a
+    wiki or its claims through a symlink (a walk skips them, so they too would pass unchecked).
+    """
+    where = "the working tree" if snapshot.commit is None else snapshot.label
+    found = snapshot.entry(wiki_dir)
+    if found is None:
+        return f"the wiki folder {wiki_dir}/ does not exist in {where}; name it with --wiki-dir"
+    if found.kind is Kind.SYMLINK:
+        return (
+            f"the wiki folder {wiki_dir} is a symlink (or lies under one) in {where}; OpenWiki neither reads nor "
+            "writes a wiki through one: name the real folder"
+        )
+    if found.kind is not Kind.DIRECTORY:
+        return f"the wiki folder {wiki_dir} is not a folder in {where}"
+    claims = f"{wiki_dir}/{CLAIMS_DIR}"
+    below = snapshot.entry(claims)
+    if below is not None and below.kind is Kind.SYMLINK:
+        return f"{claims} is a symlink in {where}; OpenWiki neither reads nor writes claims through one"
+    if below is not None and below.kind is not Kind.DIRECTORY:
+        return f"{claims} is not a folder in {where}"
+    return None
+
+
+def require_wiki_folder(snapshot: Snapshot, wiki_dir: str) -> None:
+    """Raise WikiFolderError when `wiki_dir` cannot be the wiki in `snapshot`."""
+    problem = wiki_folder_problem(snapshot, wiki_dir)
+    if problem is not None:
+        raise WikiFolderError(problem)
 
 
 def is_grounded_page(relative: str) -> bool:

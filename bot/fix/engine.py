@@ -1,10 +1,12 @@
 """The fix from findings to files: decide (through a Decider, the agent, when there is one), apply, project
-the OKF metadata, re-check, and say for every claim what happened to it."""
+the OKF metadata, re-check, and say for every claim what happened to it, and for every page the check could
+not read, why."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -19,6 +21,8 @@ from .view import CodeView
 from .work import PageWork
 
 LAST_UPDATE = ".last-update.json"
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256 repositories
+UNREADABLE_PAGE = "none of its claims could be checked"  # the statement of a page-level outcome
 
 
 class Action(StrEnum):
@@ -99,6 +103,31 @@ async def _still_holds(claims: list[Claim], view: CodeView) -> bool:
     return True
 
 
+def recorded_head(previous: bytes | None) -> str | None:
+    """The commit `.last-update.json` says the wiki was last brought up to date with (`gitHead`), if any."""
+    try:
+        meta = json.loads(previous) if previous else None
+    except ValueError:
+        return None
+    head = meta.get("gitHead") if isinstance(meta, dict) else None
+    return head if isinstance(head, str) and _COMMIT_ID.fullmatch(head) else None
+
+
+def records_last_update(previous: bytes | None, *, checked_since: str | None, complete: bool) -> bool:
+    """Whether a fix may record its head as OpenWiki's `gitHead`, as OpenWiki does after a complete update.
+
+    OpenWiki's next update looks only at what changed since `gitHead` (`git log <gitHead>..HEAD`) and surfaces a
+    stale claim only on a page its agent happens to read: moving `gitHead` past the change that made a claim
+    stale drops that claim from its view for good. So the file is written only when nothing is left needing
+    attention and the check behind the fix saw every claim the commits since `gitHead` can have touched: every
+    claim (`checked_since` None), or the change from `gitHead` itself. Otherwise it is left byte for byte, and
+    never created: a repository without one has no OpenWiki update to speak for.
+    """
+    if previous is None or not complete:
+        return False
+    return checked_since is None or checked_since == recorded_head(previous)
+
+
 def last_update(previous: bytes | None, *, at: str, head: str, model: str | None, complete: bool) -> bytes:
     """`.last-update.json` in OpenWiki's shape (key order, 2-space JSON and a newline), language kept."""
     language = "en"
@@ -130,7 +159,11 @@ async def fix_wiki(
     head: str,
     previous_last_update: bytes | None = None,
     cap: int | None = None,
+    checked_since: str | None = None,
+    unreadable_pages: Sequence[tuple[str, str]] = (),
 ) -> FixResult:
+    """`checked_since`: the commit the check's change started at (None when it checked every claim);
+    `unreadable_pages`: (page, why) for the pages whose sidecar the check could not use, reported as flagged."""
     result = FixResult(model=decider.model if decider else None)
     for page in work:
         decisions: Mapping[str, Decision] = {}
@@ -154,6 +187,10 @@ async def fix_wiki(
             flagged[item.claim.id] = f"its evidence cannot be evaluated: {errors[0]}"
         for item in page.over_cap:
             flagged[item.claim.id] = f"left for the next run: at most {cap} claims are decided per run"
+        for item in page.carried:
+            flagged[item.claim.id] = (
+                f"already {item.result.verdict} before this change: only what the change made stale is decided here"
+            )
 
         claims: list[Claim] = []
         for claim in page.sidecar.claims:
@@ -201,8 +238,11 @@ async def fix_wiki(
             result.files[page.page] = content
         if sidecar != page.sidecar:
             result.files[page.sidecar_path] = render_sidecar(sidecar)
-    if result.files:
+    for page_path, problem in unreadable_pages:
+        result.outcomes.append(ClaimOutcome(page_path, "", UNREADABLE_PAGE, Action.FLAGGED, problem))
+    complete = not result.flagged
+    if result.files and records_last_update(previous_last_update, checked_since=checked_since, complete=complete):
         result.files[f"{wiki_dir}/{LAST_UPDATE}"] = last_update(
-            previous_last_update, at=at, head=head, model=result.model, complete=not result.flagged
+            previous_last_update, at=at, head=head, model=result.model, complete=complete
         )
     return result

@@ -1,4 +1,5 @@
-"""What a fix has to do, read off a sweep: per page, the claims to re-anchor and the claims to decide."""
+"""What a fix has to do, read off a sweep: per page, the claims to re-anchor, the claims to decide, and
+everything else the check says needs attention, so the fix reports all of it too."""
 
 from __future__ import annotations
 
@@ -34,27 +35,36 @@ class PageWork:
     to_decide: list[ClaimWork] = field(default_factory=list)  # claims the change made stale or unresolved
     errors: list[ClaimWork] = field(default_factory=list)  # claims in error: reported, not decided
     over_cap: list[ClaimWork] = field(default_factory=list)  # left for a later run (claims-per-run cap)
+    carried: list[ClaimWork] = field(default_factory=list)  # stale before the change: reported, not decided
     problem: str | None = None  # why the page's text cannot be edited (not UTF-8, unreadable front matter)
     data: bytes = b""  # the page's bytes as they are
 
     @property
     def has_work(self) -> bool:
         reanchor = any(r.verdict in REANCHOR for r in self.results.values())
-        return bool(self.to_decide or self.errors or self.over_cap or reanchor)
+        return bool(self.to_decide or self.errors or self.over_cap or self.carried or reanchor)
 
 
-def _wanted(report: SweepReport, result: ClaimResult) -> bool:
-    """With a base, the claims the change touched that need attention; without one, every claim that does."""
-    return result.verdict.needs_attention and (report.base is None or result.touched)
+def _wanted(report: SweepReport, result: ClaimResult, decide_all: bool) -> bool:
+    """The claims to decide: with a base, those the change made stale (unless `decide_all`); without one, every
+    claim that needs attention."""
+    return result.verdict.needs_attention and (decide_all or report.base is None or result.touched)
 
 
 def pages_with_work(report: SweepReport) -> list[PageResult]:
-    """The pages a fix will open: some claim to re-anchor or to decide (their files must be readable)."""
+    """The pages a fix will open: some claim to re-anchor, or that needs attention (to decide or to report);
+    their files must be readable."""
     return [
         page
         for page in report.pages
-        if not page.error and any(c.verdict in REANCHOR or _wanted(report, c) for c in page.claims)
+        if not page.error and any(c.verdict in REANCHOR or c.verdict.needs_attention for c in page.claims)
     ]
+
+
+def page_errors(report: SweepReport) -> list[tuple[str, str]]:
+    """(page, why) for every page whose sidecar the check could not use: none of its claims was checked, so a
+    fix must say so as the check does."""
+    return [(page.page, page.error) for page in report.pages if page.error]
 
 
 def _page_text(data: bytes) -> tuple[str, str | None]:
@@ -70,9 +80,12 @@ def _page_text(data: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def plan_work(report: SweepReport, read: Callable[[str], bytes], cap: int) -> list[PageWork]:
+def plan_work(
+    report: SweepReport, read: Callable[[str], bytes], cap: int, *, decide_all: bool = False
+) -> list[PageWork]:
     """The pages to work on, their sidecars and text read through `read`. At most `cap` claims are decided
-    in one run; the rest wait, counted."""
+    in one run; the rest wait, counted. Claims in error, and (with a base, unless `decide_all`) claims that
+    needed attention before the change, are not decided but reported."""
     work: list[PageWork] = []
     decided = 0
     for page_result in pages_with_work(report):
@@ -86,11 +99,13 @@ def plan_work(report: SweepReport, read: Callable[[str], bytes], cap: int) -> li
             if claim is None:
                 continue
             item.results[result.id] = result
-            if not _wanted(report, result):
+            if not result.verdict.needs_attention:
                 continue
             claim_work = ClaimWork(claim, result)
             if not claim_work.decidable:
                 item.errors.append(claim_work)
+            elif not _wanted(report, result, decide_all):
+                item.carried.append(claim_work)
             elif decided < cap:
                 item.to_decide.append(claim_work)
                 decided += 1

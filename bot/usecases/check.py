@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, SweepOptions, wiki_reads
@@ -27,8 +28,10 @@ async def check(source: Source, head: Snapshot, change: Change | None, options: 
 
 async def check_revisions(source: Source, head: str | None, base: str | None, options: SweepOptions) -> SweepReport:
     """The check the command line runs: `head` a commit (the working tree when None), through the change from
-    commit `base` when given."""
+    commit `base` when given. A wiki folder that cannot be the wiki there is an error (WikiFolderError), never
+    a wiki with nothing to check."""
     head_snapshot = await source.snapshot(head)
+    require_wiki_folder(head_snapshot, options.wiki_dir)
     change = await source.change(base, head_snapshot) if base is not None else None
     return await check(source, head_snapshot, change, options)
 

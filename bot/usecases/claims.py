@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..claims.edit import add_claim, replace_evidence, retract_claim
-from ..claims.pages import normalize_wiki_dir, page_argument
+from ..claims.pages import normalize_wiki_dir, page_argument, require_wiki_folder
 from ..claims.sidecar import Claim, EvidenceRecord, Sidecar
 from ..claims.sweep import Sweeper, SweepOptions
 from ..claims.verdicts import Verdict
@@ -30,6 +30,7 @@ class HandKeptClaims:
         self.repo = repo
         self.wiki_dir = normalize_wiki_dir(wiki_dir)
         self.wiki = LocalWiki(repo.root, self.wiki_dir)
+        require_wiki_folder(self.wiki.snapshot, self.wiki_dir)
         self.options = SweepOptions(wiki_dir=self.wiki_dir)
         if max_file_bytes is not None:
             self.options = SweepOptions(wiki_dir=self.wiki_dir, max_file_bytes=max_file_bytes)

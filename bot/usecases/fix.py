@@ -11,40 +11,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import Sweeper, SweepOptions
-from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki
+from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head
 from ..fix.view import CodeView, search_scope
-from ..fix.work import PageWork, pages_with_work, plan_work
+from ..fix.work import PageWork, page_errors, pages_with_work, plan_work
 from ..okf.project import ACTOR
 from ..source import Source
-from ..source.git import GitRepository, LocalSource
+from ..source.git import SHALLOW_HISTORY, GitError, GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
 from .check import check
 
 
 @dataclass
 class FixInputs:
-    """What a fix works from: the check's report, the pages with work, the code the agent may read, and the
-    wiki's previous `.last-update.json`."""
+    """What a fix works from: the check's report, the pages with work, the code the agent may read, the
+    wiki's previous `.last-update.json`, and how far back the check looked (`checked_since`: the commit its
+    change started at, None when it checked every claim)."""
 
     report: SweepReport
     work: list[PageWork]
     view: CodeView
     previous_last_update: bytes | None
     change: Change | None
+    checked_since: str | None = None
 
 
 async def prepare_fix(
     source: Source, head: Snapshot, change: Change | None, options: SweepOptions, cap: int
 ) -> FixInputs:
-    """Check, then read what the fix needs: every page with work (at most `cap` claims to decide)."""
+    """Check, then read what the fix needs: every page with work (at most `cap` claims to decide; every claim
+    that needs attention when `options.recheck_all`, only those the change made stale otherwise)."""
     report = await check(source, head, change, options)
     last_path = f"{options.wiki_dir}/{LAST_UPDATE}"
     pages = pages_with_work(report)
     await source.fetch(head, [path for page in pages for path in (page.page, page.sidecar)] + [last_path])
-    work = plan_work(report, head.read, cap)
+    work = plan_work(report, head.read, cap, decide_all=options.recheck_all)
     scope = search_scope(source.files(head), change.paths if change else (), work)
 
     async def fetch(paths: Sequence[str]) -> None:
@@ -53,7 +57,8 @@ async def prepare_fix(
     view = CodeView(Sweeper(head, None, options), scope, fetch)
     last = head.entry(last_path)
     previous = head.read(last_path) if last is not None and last.kind is Kind.FILE else None
-    return FixInputs(report, work, view, previous, change)
+    checked_since = None if change is None or options.recheck_all else (change.base.commit or change.base.label)
+    return FixInputs(report, work, view, previous, change, checked_since)
 
 
 async def run_fix(
@@ -62,13 +67,48 @@ async def run_fix(
     """Decide and apply: the files to write (only what changes), and what happened to every claim."""
     return await fix_wiki(
         inputs.work, inputs.view, decider, wiki_dir=wiki_dir, actor=ACTOR, at=at, head=head_commit,
-        previous_last_update=inputs.previous_last_update, cap=cap,
+        previous_last_update=inputs.previous_last_update, cap=cap, checked_since=inputs.checked_since,
+        unreadable_pages=page_errors(inputs.report),
     )  # fmt: skip
 
 
 def now_iso() -> str:
     """The moment, as OpenWiki writes it (`new Date().toISOString()`)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class RecordedBase:
+    """The base a fix without `--base` takes, and what its report says about it."""
+
+    commit: str | None
+    note: str
+
+
+def recorded_base(repo: GitRepository, wiki_dir: str) -> RecordedBase:
+    """The commit OpenWiki's `.last-update.json` says the wiki was last brought up to date with, when this clone
+    has it: the change since then is what can have moved, renamed or reformatted the evidence."""
+    path = f"{wiki_dir}/{LAST_UPDATE}"
+    snapshot = repo.worktree()
+    entry = snapshot.entry(path)
+    recorded = recorded_head(snapshot.read(path)) if entry is not None and entry.kind is Kind.FILE else None
+    blind = (
+        "so every claim is checked against its stored version alone, and evidence that moved to another file, "
+        "was renamed or changed only its line endings shows as stale: pass --base REV, the commit the wiki was "
+        "last up to date with"
+    )
+    if recorded is None:
+        return RecordedBase(None, f"No base: {path} names no commit, {blind}.")
+    try:
+        commit = repo.resolve(recorded)
+    except GitError:
+        missing = SHALLOW_HISTORY if repo.is_shallow() else "this clone does not have it"
+        return RecordedBase(None, f"No base: {path} names commit {recorded[:12]}, but {missing}; {blind}.")
+    return RecordedBase(
+        commit,
+        f"Base: {commit[:12]}, the commit {path} says the wiki was last brought up to date with; moves, renames "
+        "and line-ending changes since then are followed.",
+    )
 
 
 async def fix_working_tree(
@@ -81,9 +121,11 @@ async def fix_working_tree(
     dry_run: bool = False,
 ) -> tuple[FixResult, list[str]]:
     """`wikiwarden fix`: fix the working tree's wiki in place; the result and the files written (or that would
-    be, with `dry_run`)."""
+    be, with `dry_run`). With `options.recheck_all`, every claim that needs attention is decided, the evidence
+    followed through the change from `base`; otherwise only what that change made stale."""
     source = LocalSource(repo)
     head = await source.snapshot(None)
+    require_wiki_folder(head, options.wiki_dir)
     change = await source.change(base, head) if base is not None else None
     inputs = await prepare_fix(source, head, change, options, cap)
     result = await run_fix(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..claims.pages import normalize_wiki_dir
-from ..claims.sweep import Sweeper, SweepOptions
+from ..claims.pages import normalize_wiki_dir, require_wiki_folder
+from ..claims.sweep import DEFAULT_MAX_FILE_BYTES, Sweeper, SweepOptions
 from ..okf.sync import GroundedPage, SyncPlan, plan_sync
 from ..okf.validate import Problem, validate_bundle
 from ..source.git import GitRepository
@@ -23,13 +23,16 @@ def _language(files: dict[str, bytes], wiki_dir: str) -> str:
     return language if isinstance(language, str) and language.strip() else "en"
 
 
-def sync_okf(repo: GitRepository, wiki_dir: str, *, dry_run: bool = False) -> SyncPlan:
+def sync_okf(
+    repo: GitRepository, wiki_dir: str, *, dry_run: bool = False, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> SyncPlan:
     """`okf sync`: migrate pages, project `sources`, drop Wikiwarden's `verified` where claims need attention,
     regenerate indexes and refresh page versions, in the working tree (nothing written when `dry_run`)."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
     local = LocalWiki(repo.root, wiki_dir)
+    require_wiki_folder(local.snapshot, wiki_dir)  # never an index.md in a folder that is not the wiki
     files, links = local.files()
-    sweeper = Sweeper(local.snapshot, None, SweepOptions(wiki_dir=wiki_dir))
+    sweeper = Sweeper(local.snapshot, None, SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes))
     wiki = sweeper.load()
     report = sweeper.sweep(wiki)
     attention = {p.page for p in report.pages if any(c.verdict.needs_attention for c in p.claims)}
@@ -53,8 +56,10 @@ def sync_okf(repo: GitRepository, wiki_dir: str, *, dry_run: bool = False) -> Sy
 
 def validate_okf(folder: Path) -> list[Problem]:
     """`okf validate`: every conformance problem of the bundle in `folder` (a plain folder; no git needed)."""
+    if not folder.exists():
+        raise FileNotFoundError(f"{folder} does not exist")
     if not folder.is_dir():
-        raise FileNotFoundError(f"{folder} is not a folder")
+        raise NotADirectoryError(f"{folder} is not a folder")
     files = {}
     for path in sorted(folder.rglob("*.md")):
         relative = path.relative_to(folder).as_posix()

@@ -8,6 +8,7 @@ import pytest
 from conftest import GitRepo
 
 from bot.claims import Verdict
+from bot.claims.pages import WikiFolderError
 from bot.claims.results import SweepReport
 from bot.claims.sidecar import EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import MemorySnapshot
@@ -276,7 +277,8 @@ def test_custom_wiki_folder(repo: GitRepo) -> None:
     report = _check(repo, wiki_dir="docs/wiki")
     assert report.wiki_dir == "docs/wiki"
     assert _claims(report)["a is one"].verdict is Verdict.STALE  # type: ignore[attr-defined]
-    assert _check(repo, base=None).summary["claims"] == 0  # nothing in openwiki/
+    with pytest.raises(WikiFolderError, match="openwiki/ does not exist"):  # not a wiki with nothing to check
+        _check(repo, base=None)
 
 
 def test_memory_snapshot_gives_the_same_answer_as_git(grounded) -> None:

@@ -189,7 +189,7 @@ async def test_without_a_model_evidence_is_reanchored_and_the_rest_flagged(shop:
     assert by_id[ADD].evidence_after == ("repo://src/shop/cart.py#L14-L15",)
     assert by_id[LIMIT].evidence_after == by_id[LIMIT].evidence_before == ("repo://src/shop/limits.py#L3-L3",)
     assert [o.claim_id for o in result.flagged] == [TAX, CHECKOUT]
-    assert sorted(result.files) == sorted([CART, CART_SIDECAR, LEGACY, LEGACY_SIDECAR, LAST])
+    assert sorted(result.files) == sorted([CART, CART_SIDECAR, LEGACY, LEGACY_SIDECAR])  # no .last-update.json
 
     # The page: `sources` projected from the claims (whole files, localeCompare order); no `verified` while a
     # claim is flagged; the body untouched, so no `generated`.
@@ -220,20 +220,9 @@ async def test_without_a_model_evidence_is_reanchored_and_the_rest_flagged(shop:
         Sidecar(page_version(legacy_page.encode()), shop.sidecar("legacy.md").claims)
     )
 
-    # `.last-update.json`: OpenWiki's key order, 2-space JSON and a newline; interrupted while claims are flagged.
-    assert (
-        result.files[LAST]
-        == (
-            "{\n"
-            f'  "updatedAt": "{AT}",\n'
-            '  "command": "update",\n'
-            f'  "gitHead": "{shop.head}",\n'
-            '  "model": "none",\n'
-            '  "status": "interrupted",\n'
-            '  "language": "en"\n'
-            "}\n"
-        ).encode()
-    )
+    # `.last-update.json` is OpenWiki's to move while claims are flagged: its next update must still see the
+    # change that made them stale.
+    assert LAST not in result.files
 
 
 async def test_a_page_whose_evidence_only_moved_is_verified(make_repo) -> None:
@@ -241,10 +230,12 @@ async def test_a_page_whose_evidence_only_moved_is_verified(make_repo) -> None:
     repo.write("src/a.py", "def f():\n    return 1\n")
     page = "---\ntype: Concept\nverified:\n  - by: human:ana\n    at: 2025-01-01\n---\n\n# F\n\n`f` returns 1.\n"
     write_grounded(repo, {"f.md": (page, [("claim_" + "f" * 32, "f returns 1.", ["repo://src/a.py#L1-L2"])])})
-    repo.write(f"{WIKI}/.last-update.json", '{"model": "m", "language": "pt-BR"}')
-    repo.commit("v1", tag="v1")
+    v1 = repo.commit("v1", tag="v1")
     repo.write("src/a.py", "import os\n\n\ndef f():\n    return 1\n")
     repo.commit("v2")
+    # OpenWiki last brought the wiki up to date with v1, the base of this fix: every claim the commits since
+    # then can have touched is checked, so a complete fix records its head as OpenWiki would.
+    repo.write(f"{WIKI}/.last-update.json", json.dumps({"gitHead": v1, "model": "m", "language": "pt-BR"}))
     prepared = prepare(repo.root)
     try:
         (moved_from,) = prepared.sidecar("f.md").claims[0].evidence
@@ -678,8 +669,7 @@ async def test_decisions_are_applied_to_the_sidecar_and_the_page(shop: Prepared)
     # text unchanged (it never had `sources`), so only the sidecar is written.
     assert LEGACY not in result.files
     assert result.files[LEGACY_SIDECAR] == render_sidecar(Sidecar(page_version(LEGACY_PAGE.encode()), ()))
-    meta = json.loads(result.files[LAST])
-    assert (meta["model"], meta["status"]) == ("scripted-model", "complete")
+    assert LAST not in result.files  # the shop never had one: Wikiwarden does not create OpenWiki's state
 
 
 async def test_a_retracted_claim_takes_its_source_with_it(shop: Prepared) -> None:
@@ -740,7 +730,7 @@ async def test_over_cap_claims_are_left_for_the_next_run(shop_root: Path) -> Non
     assert by_id[TAX].action is Action.CONFIRMED
     assert by_id[CHECKOUT].action is Action.FLAGGED
     assert by_id[CHECKOUT].reason == "left for the next run: at most 1 claims are decided per run"
-    assert json.loads(result.files[LAST])["status"] == "interrupted"
+    assert LAST not in result.files  # claims wait: OpenWiki's `gitHead` stays where it was
 
 
 async def test_claims_in_error_are_flagged_with_their_error(make_repo) -> None:
@@ -847,10 +837,10 @@ def test_pull_request_body_lists_every_outcome_with_its_tick() -> None:
     ]
     assert ("repo://src/b.py#L5-L6", "now") in links
     assert (
-        "Model: `test-model` · 12,345 tokens (prompt 12,000, completion 345) in 3 calls; 1 pages reused earlier answers"
+        "Model: `test-model` · 12,345 tokens (prompt 12,000, completion 345) in 3 calls; 1 page reused earlier answers"
         in body
     )
-    assert body.endswith("\n1 claims still need a person: see the unticked items above.\n")
+    assert body.endswith("\n1 claim still needs a person: see the unticked items above.\n")
 
 
 def test_pull_request_body_without_a_model_or_outcomes() -> None:
@@ -892,18 +882,18 @@ def test_render_text_reports_per_page() -> None:
     text = render_text(result, [CART, CART_SIDECAR])
     assert text == (
         f"{CART}\n"
-        f"  ↪ re-anchored    {cid(1)}  Statement 1 \\| with a pipe\n"
+        f"  ↪ re-anchored    {cid(1)}  Statement 1 | with a pipe\n"
         "      evidence: repo://src/b.py#L5-L6\n"
         "      because\n"
-        f"  ✎ updated        {cid(2)}  Statement 2 \\| with a pipe\n"
+        f"  ✎ updated        {cid(2)}  Statement 2 | with a pipe\n"
         "      now: Now true.\n"
         "      because\n"
         f"{LEGACY}\n"
-        f"  ! still flagged  {cid(3)}  Statement 3 \\| with a pipe\n"
+        f"  ! still flagged  {cid(3)}  Statement 3 | with a pipe\n"
         "      no model is configured\n"
         "\n"
         f"Wrote 2 files: {CART}, {CART_SIDECAR}\n"
         "Model test-model: 1,200 tokens (prompt 1,000, completion 200), 2 calls.\n"
-        "1 claims still need a person.\n"
+        "1 claim still needs a person.\n"
     )
     assert render_text(FixResult(), []) == "Nothing to fix: no claim needs attention.\n\nWrote 0 files.\n"

@@ -12,6 +12,7 @@ from bot.claims import resolve_evidence
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
 from bot.claims.sweep import MAX_SIDECAR_BYTES, SweepOptions, sweep
+from bot.fix.engine import recorded_head, records_last_update
 from bot.usecases.check import check
 from bot.usecases.fix import prepare_fix, run_fix
 
@@ -143,7 +144,9 @@ def test_the_fix_reads_its_pages_sidecars_and_last_update_only_after_fetching_th
 
     async def fix() -> tuple[list[str], dict[str, bytes]]:
         inputs = await prepare_fix(FetchFirstSource(head), head, change, SweepOptions(), cap=50)
-        result = await run_fix(inputs, None, wiki_dir="openwiki", cap=50, at="2026-01-01T00:00:00.000Z", head_commit="c")
+        result = await run_fix(
+            inputs, None, wiki_dir="openwiki", cap=50, at="2026-01-01T00:00:00.000Z", head_commit="c"
+        )
         return [w.page for w in inputs.work], result.files
 
     pages, files = asyncio.run(fix())
@@ -170,3 +173,63 @@ def test_what_the_core_will_not_read_is_not_fetched() -> None:
     [helper] = by_page["openwiki/other.md"].claims
     assert helper.verdict.value == "error" and "larger than the 1000-byte limit" in str(helper.evidence[0].error)
     assert [c.verdict.value for c in by_page["openwiki/queue.md"].claims] == ["fresh"]
+
+
+def _fix(head: FetchFirst, change: Change | None, options: SweepOptions | None = None):  # type: ignore[no-untyped-def]
+    async def run():  # type: ignore[no-untyped-def]
+        inputs = await prepare_fix(FetchFirstSource(head), head, change, options or SweepOptions(), cap=50)
+        return await run_fix(inputs, None, wiki_dir="openwiki", cap=50, at="2026-01-01T00:00:00.000Z", head_commit="c")
+
+    return asyncio.run(run())
+
+
+def test_the_fix_reports_whatever_the_check_says_needs_attention() -> None:
+    """A page whose sidecar cannot be read, and a claim already stale before the change, fail the check: the fix
+    reports both as still flagged (without deciding the stale one, which this change did not make stale)."""
+    old = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    old["src/queue.py"] = QUEUE.replace("pop(0)", "pop()").encode()  # the queue's claim: stale already at the base
+    new = {**old, "src/queue.py": b"# the queue\n" + old["src/queue.py"], "openwiki/.claims/broken.json": b"{"}
+    new["openwiki/broken.md"] = PAGE.encode()
+    head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
+    change = Change(
+        base, (FileChange("src/queue.py", "src/queue.py"), FileChange(None, "openwiki/.claims/broken.json"))
+    )
+    report = asyncio.run(check(FetchFirstSource(head), head, change, SweepOptions()))
+    assert report.summary["page_errors"] == 1 and report.summary["stale"] == 1
+
+    result = _fix(FetchFirst(MemorySnapshot(new), "head"), change)
+
+    flagged = {(o.page, o.claim_id): o.reason for o in result.flagged}
+    assert set(flagged) == {("openwiki/broken.md", ""), ("openwiki/queue.md", "claim_pop")}
+    assert "invalid JSON" in flagged["openwiki/broken.md", ""]
+    assert flagged["openwiki/queue.md", "claim_pop"].startswith("already stale before this change")
+
+
+def test_last_update_moves_only_when_nothing_can_drop_out_of_openwikis_next_update() -> None:
+    recorded = b'{"gitHead": "' + b"a" * 40 + b'", "status": "complete"}'
+    assert recorded_head(recorded) == "a" * 40
+    assert recorded_head(b'{"gitHead": "HEAD"}') is recorded_head(b"not json") is recorded_head(None) is None
+    # Every claim checked, or the change from the recorded gitHead itself, and nothing left: move it forward.
+    assert records_last_update(recorded, checked_since=None, complete=True)
+    assert records_last_update(recorded, checked_since="a" * 40, complete=True)
+    # A claim still needs attention, the check started elsewhere, or there is no file: leave OpenWiki's state be.
+    assert not records_last_update(recorded, checked_since=None, complete=False)
+    assert not records_last_update(recorded, checked_since="b" * 40, complete=True)
+    assert not records_last_update(b"{}", checked_since="b" * 40, complete=True)
+    assert not records_last_update(None, checked_since=None, complete=True)
+
+
+def test_a_fix_leaves_last_update_alone_while_a_claim_still_needs_attention() -> None:
+    old = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    last = b'{\n  "gitHead": "' + b"a" * 40 + b'",\n  "status": "complete"\n}\n'
+    moved = {**old, "src/other.py": b"\n\n" + OTHER.encode(), "openwiki/.last-update.json": last}
+    stale = {**moved, "src/queue.py": QUEUE.replace("pop(0)", "pop()").encode()}
+
+    complete = _fix(FetchFirst(MemorySnapshot(moved), "head"), None)  # a full sweep: every claim was checked
+    assert complete.flagged == []
+    assert b'"gitHead": "c"' in complete.files["openwiki/.last-update.json"]
+
+    flagged = _fix(FetchFirst(MemorySnapshot(stale), "head"), None)
+    assert [o.claim_id for o in flagged.flagged] == ["claim_pop"]
+    assert "openwiki/.claims/other.json" in flagged.files  # the move is still re-anchored ...
+    assert "openwiki/.last-update.json" not in flagged.files  # ... but OpenWiki's gitHead stays where it was
