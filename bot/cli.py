@@ -16,6 +16,7 @@ from .claims.errors import ClaimsError, EvidenceSecurityError
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
+from .claims.wording import plural
 from .demo import run_demo
 from .source.git import GitError, GitRepository
 from .usecases.check import check_repository
@@ -368,7 +369,7 @@ def _okf_validate(args: argparse.Namespace) -> int:
         for p in problems:
             where = f"{p.path}: {p.field}" if p.field else p.path
             print(f"{p.severity}: {where}: {p.problem}")
-        print(f"{shown}: {len(errors)} errors, {len(problems) - len(errors)} warnings")
+        print(f"{shown}: {plural(len(errors), 'error')}, {plural(len(problems) - len(errors), 'warning')}")
     return EXIT_ATTENTION if errors else EXIT_OK
 
 

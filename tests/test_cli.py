@@ -90,7 +90,7 @@ def test_check_exits_0_when_everything_is_fresh(grounded, cli) -> None:
     repo, _claim = grounded
     run = cli("check", "--repo", repo.root)
     assert run.code == 0, run.err
-    assert "1 claims on 1 pages: 1 fresh" in run.out
+    assert "1 claim on 1 page: 1 fresh" in run.out
     assert run.err == ""
     assert cli("check", "--repo", repo.root, "--head", "v1").code == 0
     assert cli("check", "--repo", repo.root, "--base", "v1", "--head", "v1").code == 0
@@ -152,7 +152,7 @@ def test_check_exits_1_on_an_unreadable_sidecar(grounded, cli) -> None:
     assert page["claims"] == []
     text = cli("check", "--repo", repo.root)
     assert text.code == 1
-    assert "1 unreadable sidecars" in text.out
+    assert "1 unreadable sidecar" in text.out and "1 unreadable sidecars" not in text.out
 
 
 def _usage_error(run: Run, message: str) -> None:
@@ -666,3 +666,12 @@ def test_the_console_script(repo: GitRepo, cli) -> None:
     )
     assert bad.returncode == 2
     assert bad.stderr.startswith("wikiwarden: error: ")
+
+
+def test_okf_validate_counts_its_problems_in_words(tmp_path: Path, cli) -> None:
+    (tmp_path / "a.md").write_text("---\ntype: Concept\ntimestamp: 2024-01-01T00:00:00Z\n---\n# A\n")
+    (tmp_path / "b.md").write_text("# B\n")
+    run = cli("okf", "validate", str(tmp_path))
+    assert run.code == 1 and run.out.endswith(f"{tmp_path}: 1 error, 1 warning\n")
+    (tmp_path / "c.md").write_text("# C\n")
+    assert cli("okf", "validate", str(tmp_path)).out.endswith(f"{tmp_path}: 2 errors, 1 warning\n")

@@ -6,11 +6,14 @@ import difflib
 import json
 from typing import Any
 
+from .inert import code, fence, prose
 from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from .verdicts import Verdict
+from .wording import clip, one_line, plural, printable
 
 JSON_FORMAT_VERSION = 1
 _DIFF_LINES = 16
+_STATEMENT_WIDTH = 90
 _ICONS = {
     Verdict.FRESH: "✓",
     Verdict.MOVED: "↪",
@@ -24,17 +27,18 @@ _ICONS = {
 def summary_line(report: SweepReport) -> str:
     s = report.summary
     parts = [f"{s[v.value]} {v.value}" for v in Verdict if s[v.value]]
-    line = f"{s['claims']} claims on {s['pages']} pages: " + (", ".join(parts) if parts else "nothing to check")
+    counted = f"{plural(s['claims'], 'claim')} on {plural(s['pages'], 'page')}: "
+    line = counted + (", ".join(parts) if parts else "nothing to check")
     if report.base is not None:
         line += f"; {s['touched']} touched by this change"
     if s["page_errors"]:
-        line += f"; {s['page_errors']} unreadable sidecars"
+        line += f"; {plural(s['page_errors'], 'unreadable sidecar')}"
     return line
 
 
 def _header(report: SweepReport) -> str:
-    base = f" · base: {report.base}" if report.base else " · full sweep"
-    return f"Wikiwarden check · {report.wiki_dir}/ · head: {report.head}{base}"
+    base = f" · base: {one_line(report.base)}" if report.base else " · full sweep"
+    return f"Wikiwarden check · {one_line(report.wiki_dir)}/ · head: {one_line(report.head)}{base}"
 
 
 def _where(evidence: EvidenceResult) -> str:
@@ -48,7 +52,7 @@ def _diff(old: str | None, new: str | None) -> list[str]:
         return []
     lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))[2:]
     if len(lines) > _DIFF_LINES:
-        lines = [*lines[:_DIFF_LINES], f"… {len(lines) - _DIFF_LINES} more diff lines"]
+        lines = [*lines[:_DIFF_LINES], f"… {plural(len(lines) - _DIFF_LINES, 'more diff line')}"]
     return lines
 
 
@@ -72,14 +76,15 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
     out = [_header(report), summary_line(report)]
     if report.unaffected_pages:
         out.append(
-            f"Only claims citing what this change touched were re-checked; {report.unaffected_pages} pages cite "
-            "nothing it touched (--all re-checks everything)."
+            "Only claims citing what this change touched were re-checked; "
+            f"{plural(report.unaffected_pages, 'page cites', 'pages cite')} nothing it touched "
+            "(--all re-checks everything)."
         )
     for page in report.pages:
         out.append("")
-        out.append(page.page)
+        out.append(one_line(page.page))
         if page.error:
-            out.append(f"  ! error       {page.error}")
+            out.append(f"  ! error       {one_line(page.error)}")
             continue
         fresh = 0
         for claim in page.claims:
@@ -91,50 +96,42 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
                 mark = "  [this change]"
             elif report.base and claim.verdict.needs_attention:
                 mark = "  [before this change]"
-            out.append(
-                f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {claim.id}  {_clip(claim.statement, 90)}{mark}"
-            )
+            statement = clip(claim.statement, _STATEMENT_WIDTH)
+            out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {one_line(claim.id)}  {statement}{mark}")
             if claim.error:
-                out.append(f"      {claim.error}")
+                out.append(f"      {one_line(claim.error)}")
             for evidence in claim.evidence:
                 if evidence.verdict is Verdict.FRESH and not verbose:
                     continue
-                note = _evidence_note(evidence)
-                out.append(f"      {evidence.verdict.value}: {_where(evidence)}" + (f"  ({note})" if note else ""))
-                out.extend(f"        {line}" for line in _diff(evidence.old_text, evidence.new_text))
+                note = one_line(_evidence_note(evidence))
+                where = one_line(_where(evidence))
+                out.append(f"      {evidence.verdict.value}: {where}" + (f"  ({note})" if note else ""))
+                out.extend(f"        {printable(line)}" for line in _diff(evidence.old_text, evidence.new_text))
         if fresh:
             out.append(f"  ✓ {fresh} fresh")
     if report.ungrounded_pages and verbose:
         out.append("")
-        out.append("Pages without claims: " + ", ".join(report.ungrounded_pages))
+        out.append("Pages without claims: " + ", ".join(one_line(p) for p in report.ungrounded_pages))
     return "\n".join(out) + "\n"
 
 
-def _clip(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _md_escape(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def _md_claim(page: PageResult, claim: ClaimResult) -> list[str]:
-    lines = [f"- **{_md_escape(claim.statement)}**  ", f"  `{page.page}` · `{claim.id}` · {claim.verdict.value}"]
+    """A claim in the check run's summary; every string from the repository goes through `inert`."""
+    lines = [f"- **{prose(claim.statement)}**  ", f"  {code(page.page)} · {code(claim.id)} · {claim.verdict.value}"]
     if claim.error:
-        lines.append(f"  - {_md_escape(claim.error)}")
+        lines.append(f"  - {prose(claim.error)}")
     for evidence in claim.evidence:
-        where = f"`{evidence.resource}`"
+        where = code(evidence.resource)
         if evidence.resource_now and evidence.resource_now != evidence.resource:
-            where += f" → `{evidence.resource_now}`"
+            where += f" → {code(evidence.resource_now)}"
         note = _evidence_note(evidence)
-        lines.append(f"  - {evidence.verdict.value}: {where}" + (f" — {_md_escape(note)}" if note else ""))
+        lines.append(f"  - {evidence.verdict.value}: {where}" + (f" — {prose(note)}" if note else ""))
         diff = _diff(evidence.old_text, evidence.new_text)
-        if diff:
-            fence = "````" if any("```" in line for line in diff) else "```"
-            lines += ["", "    <details><summary>what changed</summary>", "", f"    {fence}diff"]
+        if diff:  # code, shown verbatim in a fence no line of it can close
+            marker = fence("\n".join(diff))
+            lines += ["", "    <details><summary>what changed</summary>", "", f"    {marker}diff"]
             lines += [f"    {line}" for line in diff]
-            lines += [f"    {fence}", "    </details>", ""]
+            lines += [f"    {marker}", "    </details>", ""]
     return lines
 
 
@@ -151,8 +148,8 @@ def render_markdown(report: SweepReport, limit: int | None = None) -> str:
     if report.unaffected_pages:
         head += [
             "",
-            f"Only claims citing what this change touched were re-checked; {report.unaffected_pages} pages "
-            "cite nothing it touched.",
+            "Only claims citing what this change touched were re-checked; "
+            f"{plural(report.unaffected_pages, 'page cites', 'pages cite')} nothing it touched.",
         ]
     claims = report.claims()
     touched_attention = [(p, c) for p, c in claims if c.touched and c.verdict.needs_attention]
@@ -174,36 +171,41 @@ def render_markdown(report: SweepReport, limit: int | None = None) -> str:
     broken = [p for p in report.pages if p.error]
     if broken:
         body += ["", f"### Unreadable sidecars ({len(broken)})", ""]
-        body += [f"- `{p.sidecar}`: {_md_escape(p.error or '')}" for p in broken]
+        body += [f"- {code(p.sidecar)}: {prose(p.error or '')}" for p in broken]
     return _truncate("\n".join(head + body) + "\n", limit)
 
 
 def _truncate(text: str, limit: int | None) -> str:
-    """Cut at a line boundary below `limit`, close an open code fence and details, and say so."""
+    """Cut at a line boundary below `limit`, close an open code fence and details where they were opened (at
+    their indentation, or the list item holding them would end first), and say so."""
     if limit is None or len(text) <= limit:
         return text
     note = "\n\n_…the report was cut here to fit; run `wikiwarden check` locally for the rest._\n"
-    budget = limit - len(note) - 32
+    budget = limit - len(note) - 64  # room for the closing lines
     kept: list[str] = []
     size = 0
-    fence: str | None = None
-    details = 0
+    open_fence: str | None = None  # the opening line's indentation and backticks
+    details: list[str] = []  # the indentation of each details left open
     for line in text.splitlines():
         if size + len(line) + 1 > budget:
             break
         kept.append(line)
         size += len(line) + 1
         stripped = line.strip()
+        indent = line[: len(line) - len(line.lstrip())]
         if stripped.startswith("```"):
-            marker = stripped[: len(stripped) - len(stripped.lstrip("`"))]
-            fence = None if fence and marker == fence else (fence or marker)
-        elif stripped.startswith("<details>"):
-            details += 1
-        elif stripped.startswith("</details>"):
-            details -= 1
-    if fence:
-        kept.append(fence)
-    kept.extend(["</details>"] * max(details, 0))
+            ticks = stripped[: len(stripped) - len(stripped.lstrip("`"))]
+            if open_fence is None:
+                open_fence = indent + ticks
+            elif stripped == open_fence.strip():
+                open_fence = None
+        elif open_fence is None and stripped.startswith("<details>"):  # inside a fence it is code
+            details.append(indent)
+        elif open_fence is None and stripped.startswith("</details>") and details:
+            details.pop()
+    if open_fence:
+        kept.append(open_fence)
+    kept.extend(indent + "</details>" for indent in reversed(details))
     return "\n".join(kept) + note
 
 

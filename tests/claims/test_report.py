@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from bot.claims.report import render_json, render_markdown, render_text, report_json
+from inertcheck import assert_inert_markdown, read, tokens, visible
+
+from bot.claims.report import render_json, render_markdown, render_text, report_json, summary_line
 from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 
@@ -94,3 +96,71 @@ def test_json_document_is_stable() -> None:
         "new_text",
     ]
     assert claim["evidence"][0]["span"] == [1, 4]
+
+
+HOSTILE = "cc @octocat: closes #1, fixes other/repo#2 <img src=x onerror=alert(1)> | **b** [x](javascript:alert(1))"
+
+
+def _hostile_report() -> SweepReport:
+    stale = _stale(1)
+    evidence = stale.evidence[0]._replace(resource="repo://src/`@x`#3.py#L1-L3", resource_now=None)
+    errored = EvidenceResult(
+        "repo://src/e.py#L1", "v", Verdict.ERROR, None, error="src/@octocat #4.py is a symlink <b>", touched=True
+    )
+    moved = EvidenceResult(
+        "repo://src/m.py#L1-L1", "v", Verdict.MOVED, OpenWikiVerdict.FRESH, span=(2, 2),
+        resource_now="repo://src/m.py#L2-L2", version_now="v", touched=True,
+        old_text="</details>\n```````\n", new_text="</details>\n ```````\n<details>\n",
+    )  # fmt: skip
+    claim = ClaimResult("claim_`@octocat`</details>#5", HOSTILE, Verdict.STALE, True, (evidence, errored, moved))
+    page = PageResult("openwiki/@octocat closes #6 `x`|<b>.md", "openwiki/.claims/x.json", None, (claim,))
+    broken = PageResult("openwiki/b.md", "openwiki/.claims/@acme/core #7.json", "fixes #8 <script>|")
+    return SweepReport("head", "base", "openwiki", (page, broken), unaffected_pages=1)
+
+
+def test_markdown_of_a_hostile_wiki_is_inert_and_keeps_each_string_in_its_place() -> None:
+    markdown = render_markdown(_hostile_report())
+    reading = assert_inert_markdown(markdown, html=r"<details><summary>what changed</summary>|</details>")
+    assert [visible(s) for s in reading.strong] == [summary_line(_hostile_report()), HOSTILE]
+    codes = {visible(c) for c in reading.codes}
+    assert {
+        "openwiki/@octocat closes #6 `x`|<b>.md",
+        "claim_`@octocat`</details>#5",
+        "repo://src/`@x`#3.py#L1-L3",
+    } <= codes
+    assert "openwiki/.claims/@acme/core #7.json" in codes
+    texts = [visible(t) for t in reading.texts]
+    assert " — src/@octocat #4.py is a symlink <b>" in texts and ": fixes #8 <script>|" in texts
+    assert "1 page cites nothing it touched." in markdown
+    fences = [t.content for t in tokens(markdown) if t.type == "fence"]
+    assert any(" ```````" in f and "<details>" in f for f in fences)  # the diff stays code, whole
+
+
+def test_markdown_cut_inside_a_diff_closes_exactly_the_details_it_opened() -> None:
+    """A diff line reading `<details>` is code: cutting the report after it must not close a details twice."""
+    evidence = _stale(1).evidence[0]._replace(old_text="a\n<details>\nb\n", new_text="a\n<details>\nc\n")
+    claims = (ClaimResult("claim_1", "s", Verdict.STALE, True, (evidence,)), _stale(2))  # the second: room to cut
+    report = SweepReport(
+        "head", "base", "openwiki", (PageResult("openwiki/a.md", "openwiki/.claims/a.json", None, claims),)
+    )
+    full = render_markdown(report)
+    assert len(full) > full.index("-b") + 200
+    for limit in range(full.index("what changed"), len(full)):
+        html = "".join(read(render_markdown(report, limit=limit)).html)
+        assert html.count("<details>") == html.count("</details>"), limit
+
+
+def test_text_report_is_plain_words_with_counts_that_agree() -> None:
+    long = "Statement with a | pipe and <b> that goes on " + "and on " * 20
+    report = SweepReport(
+        "head", "base", "openwiki",
+        (PageResult("openwiki/a.md", "openwiki/.claims/a.json", None, (ClaimResult("claim_1", long, Verdict.STALE, True, (_stale(1).evidence[0],)),)),),
+        unaffected_pages=1,
+    )  # fmt: skip
+    text = render_text(report)
+    assert "1 claim on 1 page: 1 stale; 1 touched by this change" in text
+    assert "1 page cites nothing it touched" in text
+    assert "\\|" not in text and "&lt;" not in text
+    [line] = [line for line in text.splitlines() if "claim_1" in line]
+    statement = line.split("claim_1  ", 1)[1].removesuffix("  [this change]")
+    assert statement.endswith("…") and len(statement) <= 90 and long.startswith(statement[:-1])
