@@ -237,7 +237,7 @@ async def test_fix_with_a_model_from_the_environment(
         f"Model test-model: {fake_openai.usage['prompt_tokens'] + fake_openai.usage['completion_tokens']:,} tokens"
         in run.out
     )
-    assert run.out.endswith("1 claims still need a person.\n")
+    assert run.out.endswith("1 claim still needs a person.\n")
 
     page = (demo / WORKERS_PAGE).read_text()
     assert "A failing task is tried 5 times, waiting twice as long each time." in page
@@ -321,4 +321,4 @@ async def test_the_console_script_against_the_fake(demo: Path, fake_openai: Fake
     assert process.returncode == 1, err.decode()
     assert len(fake_openai.requests) == 1
     assert "A failing task is tried 5 times" in (demo / WORKERS_PAGE).read_text()
-    assert out.decode().endswith("1 claims still need a person.\n")
+    assert out.decode().endswith("1 claim still needs a person.\n")

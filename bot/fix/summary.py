@@ -1,9 +1,15 @@
-"""What a fix did, for people: the pull request's checklist and the command line's report."""
+"""What a fix did, for people: the pull request's checklist and the command line's report.
+
+The checklist is Markdown on GitHub: statements, reasons (the model's words), pages, resources and the model's
+name go through `bot.claims.inert`. The report is terminal text: one line per field, no Markdown escapes.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..claims.inert import code, prose
+from ..claims.wording import clip, one_line, plural
 from .engine import Action, ClaimOutcome, FixResult
 
 BODY_LIMIT = 60_000  # GitHub refuses pull request bodies over 65,536 characters
@@ -16,10 +22,9 @@ _ICONS = {
 }
 
 Link = Callable[[str, str], str | None]  # (resource, "before" | "now") → URL
-
-
-def _quote(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
+_STATEMENT_WIDTH = 80
+_NEW_STATEMENT_WIDTH = 100
+_REASON_WIDTH = 200
 
 
 def _evidence_links(outcome: ClaimOutcome, link: Link | None) -> str:
@@ -28,7 +33,7 @@ def _evidence_links(outcome: ClaimOutcome, link: Link | None) -> str:
     def show(resource: str, whens: tuple[str, ...]) -> str:
         urls = [(when, link(resource, when) if link else None) for when in whens]
         shown = [f"[{when}]({url})" for when, url in urls if url]
-        return f"`{resource}`" + (f" ({', '.join(shown)})" if shown else "")
+        return code(resource) + (f" ({', '.join(shown)})" if shown else "")
 
     before, after = outcome.evidence_before, outcome.evidence_after
     if before == after:
@@ -46,25 +51,26 @@ def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Lin
     lines.append("")
     for outcome in result.outcomes:
         done = "x" if outcome.action is not Action.FLAGGED else " "
-        line = f"- [{done}] **{outcome.action.value}** · `{outcome.page}` · “{_quote(outcome.statement)}”"
+        line = f"- [{done}] **{outcome.action.value}** · {code(outcome.page)} · “{prose(outcome.statement)}”"
         if outcome.new_statement:
-            line += f" → “{_quote(outcome.new_statement)}”"
+            line += f" → “{prose(outcome.new_statement)}”"
         lines.append(line)
-        reason = _quote(outcome.reason).rstrip(".")
+        reason = prose(outcome.reason.strip().rstrip("."))
         lines.append(f"  {reason}. Evidence: {_evidence_links(outcome, link)}")
     lines.append("")
     usage = result.usage
     if result.model:
         lines.append(
-            f"Model: `{result.model}` · {usage.total:,} tokens (prompt {usage.prompt_tokens:,}, completion "
-            f"{usage.completion_tokens:,}) in {usage.calls} calls"
-            + (f"; {usage.reused} pages reused earlier answers" if usage.reused else "")
+            f"Model: {code(result.model)} · {plural(usage.total, 'token')} (prompt {usage.prompt_tokens:,}, "
+            f"completion {usage.completion_tokens:,}) in {plural(usage.calls, 'call')}"
+            + (f"; {plural(usage.reused, 'page')} reused earlier answers" if usage.reused else "")
         )
     else:
         lines.append("No model is configured: moved and cosmetic evidence was re-anchored; the rest needs a person.")
     flagged = result.flagged
     if flagged:
-        lines += ["", f"{len(flagged)} claims still need a person: see the unticked items above."]
+        waiting = plural(len(flagged), "claim still needs a person", "claims still need a person")
+        lines += ["", f"{waiting}: see the unticked items above."]
     body = "\n".join(lines) + "\n"
     if len(body) > BODY_LIMIT:
         body = body[: BODY_LIMIT - 80].rsplit("\n", 1)[0] + "\n\n_…the list was cut to fit; see the check run._\n"
@@ -78,23 +84,23 @@ def render_text(result: FixResult, written: list[str]) -> str:
     for outcome in result.outcomes:
         if outcome.page != page:
             page = outcome.page
-            out.append(page)
-        icon, statement = _ICONS[outcome.action], _quote(outcome.statement)[:80]
-        out.append(f"  {icon} {outcome.action.value:<14} {outcome.claim_id}  {statement}")
+            out.append(one_line(page))
+        icon, statement = _ICONS[outcome.action], clip(outcome.statement, _STATEMENT_WIDTH)
+        out.append(f"  {icon} {outcome.action.value:<14} {one_line(outcome.claim_id)}  {statement}")
         if outcome.new_statement:
-            out.append(f"      now: {_quote(outcome.new_statement)[:100]}")
+            out.append(f"      now: {clip(outcome.new_statement, _NEW_STATEMENT_WIDTH)}")
         if outcome.evidence_after != outcome.evidence_before and outcome.evidence_after:
-            out.append(f"      evidence: {', '.join(outcome.evidence_after)}")
-        out.append(f"      {_quote(outcome.reason)[:200]}")
+            out.append(f"      evidence: {', '.join(one_line(r) for r in outcome.evidence_after)}")
+        out.append(f"      {clip(outcome.reason, _REASON_WIDTH)}")
     if not result.outcomes:
         out.append("Nothing to fix: no claim needs attention.")
     out.append("")
-    out.append(f"Wrote {len(written)} files" + (": " + ", ".join(written) if written else "."))
+    out.append(f"Wrote {plural(len(written), 'file')}" + (": " + ", ".join(written) if written else "."))
     if result.model:
         u = result.usage
-        tokens = f"{u.total:,} tokens (prompt {u.prompt_tokens:,}, completion {u.completion_tokens:,})"
-        out.append(f"Model {result.model}: {tokens}, {u.calls} calls.")
+        tokens = f"{plural(u.total, 'token')} (prompt {u.prompt_tokens:,}, completion {u.completion_tokens:,})"
+        out.append(f"Model {one_line(result.model)}: {tokens}, {plural(u.calls, 'call')}.")
     flagged = result.flagged
     if flagged:
-        out.append(f"{len(flagged)} claims still need a person.")
+        out.append(plural(len(flagged), "claim still needs a person.", "claims still need a person."))
     return "\n".join(out) + "\n"

@@ -32,6 +32,7 @@ from fixtools import (
     prepare,
     write_grounded,
 )
+from inertcheck import assert_inert_markdown, visible
 
 from bot.claims import resolve_evidence
 from bot.claims.errors import Problem
@@ -897,3 +898,39 @@ def test_render_text_reports_per_page() -> None:
         "1 claim still needs a person.\n"
     )
     assert render_text(FixResult(), []) == "Nothing to fix: no claim needs attention.\n\nWrote 0 files.\n"
+
+
+HOSTILE_STATEMENT = "cc @octocat, closes #1 <img src=x onerror=alert(1)> | **b** [x](javascript:alert(1))"
+HOSTILE_NEW = "fixes other/repo#2 and GH-3 for @acme/core </details>"
+HOSTILE_REASON = "see https://github.com/acme/q/issues/4\n# not a heading\n> nor a quote"
+
+
+def test_the_pull_request_body_renders_hostile_claims_and_answers_inert() -> None:
+    hostile = outcome(
+        Action.UPDATED, 1, page="openwiki/@octocat #5 `x`.md", statement=HOSTILE_STATEMENT,
+        new_statement=HOSTILE_NEW, reason=HOSTILE_REASON, evidence_after=("repo://src/a.py#L1-L2`@x #6",),
+    )  # fmt: skip
+    result = FixResult(outcomes=[hostile], usage=Usage(prompt_tokens=1, completion_tokens=1, calls=1), model="m`@x #7")
+    body = pull_request_body(result, heading="Wiki fixes", marker="<!-- wikiwarden -->")
+    reading = assert_inert_markdown(body, html="<!-- wikiwarden -->")
+    assert reading.strong == ["updated"] and reading.types.count("list_item_open") == 1
+    assert {"openwiki/@octocat #5 `x`.md", "repo://src/a.py#L1-L2`@x #6", "m`@x #7"} <= {
+        visible(c) for c in reading.codes
+    }
+    texts = [visible(t) for t in reading.texts]
+    assert f" · “{HOSTILE_STATEMENT}” → “{HOSTILE_NEW}”" in texts
+    assert " ".join(HOSTILE_REASON.split()) + ". Evidence: " in texts
+    assert "Model: " in texts and " · 2 tokens (prompt 1, completion 1) in 1 call" in texts
+
+
+def test_the_text_report_is_plain_text_cut_with_an_ellipsis() -> None:
+    long = "The queue's pop | takes the oldest task " + "and then some more words " * 10
+    result = FixResult(outcomes=[outcome(Action.FLAGGED, 1, statement=long, reason="r \x1b[2J" + "why " * 80)])
+    text = render_text(result, [CART])
+    [statement_line] = [line for line in text.splitlines() if cid(1) in line]
+    statement = statement_line.split(f"{cid(1)}  ", 1)[1]
+    assert statement.endswith("…") and len(statement) <= 80 and long.startswith(statement[:-1])
+    assert "\\|" not in text and "\x1b" not in text
+    [reason] = [line.strip() for line in text.splitlines() if line.strip().startswith("r ")]
+    assert reason.endswith("…") and len(reason) <= 200
+    assert text.endswith(f"Wrote 1 file: {CART}\n1 claim still needs a person.\n")
