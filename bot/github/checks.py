@@ -4,6 +4,10 @@
 changed lines, the Fix wiki button, the conclusion), `failure_output` and `explain` a failure's; the
 coroutines below publish it within GitHub's limits (65,535-character summary, 50 annotations per request,
 appended by further updates).
+
+Every string from the repository goes through `bot.claims.inert`: the summary is Markdown (`prose`, `code`);
+the title and an annotation's title and message are plain text on GitHub, so they get `plain` (defused, one
+line per field); an annotation's `raw_details` is the evidence's diff, code shown verbatim.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from urllib.parse import unquote
 
 from gidgethub import HTTPException, RateLimitExceeded
 
+from ..claims.inert import plain, prose
 from ..claims.report import render_markdown
 from ..claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from ..claims.verdicts import Verdict
+from ..claims.wording import plural
 from .client import GitHubClient
 from .repo_config import RepoConfig
 
@@ -49,12 +55,14 @@ def _title(report: SweepReport, attention: list[tuple[PageResult, ClaimResult]])
     ]
     broken = report.summary["page_errors"]
     if broken:
-        parts.append(f"{broken} unreadable sidecar{'s' if broken > 1 else ''}")
+        parts.append(plural(broken, "unreadable sidecar"))
     if reanchored:
         parts.append(f"{reanchored} re-anchored")
     if not parts:
         checked = report.summary["claims"]
-        return f"All {checked} affected claims hold" if checked else "No wiki claim cites what this change touched"
+        if not checked:
+            return "No wiki claim cites what this change touched"
+        return ("All " if checked > 1 else "") + plural(checked, "affected claim holds", "affected claims hold")
     return ", ".join(parts) + (" · this change made claims stale" if attention else "")
 
 
@@ -72,9 +80,10 @@ def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) 
         "start_line": start,
         "end_line": end,
         "annotation_level": "warning",
-        "title": f"Wiki claim {evidence.verdict.value}: {page.page}"[:_TITLE_LIMIT],
+        "title": f"Wiki claim {evidence.verdict.value}: {plain(page.page)}"[:_TITLE_LIMIT],
         "message": (
-            f"{claim.statement}\n\nThis code was the evidence for claim {claim.id} on {page.page}. "
+            f"{plain(claim.statement)}\n\nThis code was the evidence for claim {plain(claim.id)} on "
+            f"{plain(page.page)}. "
             + (
                 "The change rewrote it: re-verify the claim, then correct or retract it."
                 if evidence.verdict is Verdict.STALE
@@ -108,16 +117,18 @@ def check_output(
         for evidence in claim.evidence:
             if evidence.touched and (annotation := _annotation(page, claim, evidence)) is not None:
                 annotations.append(annotation)
-    summary = render_markdown(report, limit=SUMMARY_LIMIT)
     limit = config.limits.max_annotations
+    notes = ""
     if len(annotations) > limit:
-        note = f"\n\n_{len(annotations) - limit} more annotations were left out (limit {limit})._\n"
-        summary = render_markdown(report, limit=SUMMARY_LIMIT - len(note)) + note
+        left_out = plural(len(annotations) - limit, "more annotation was", "more annotations were")
+        notes += f"\n\n_{left_out} left out (limit {limit})._\n"
         annotations = annotations[:limit]
+    if fork and needs_attention:
+        notes += FORK_NOTE
+    # the notes are counted before the report is cut, so cutting never splits a fence or a claim
+    summary = render_markdown(report, limit=SUMMARY_LIMIT - len(notes)) + notes
     fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention)
     can_fix = not fork and (not pull_request or config.fix_pull_requests)
-    if fork and needs_attention:
-        summary = summary[: SUMMARY_LIMIT - len(FORK_NOTE)] + FORK_NOTE
     return CheckOutput(
         conclusion=config.conclusion if needs_attention else "success",
         title=_title(report, attention)[:_TITLE_LIMIT],
@@ -128,8 +139,11 @@ def check_output(
 
 
 def failure_output(title: str, explanation: str) -> CheckOutput:
-    """A run that could not check the commit, saying why in plain words (never a stack trace or a secret)."""
-    return CheckOutput("failure", title[:_TITLE_LIMIT], explanation[:SUMMARY_LIMIT])
+    """A run that could not check the commit, saying why in plain words (never a stack trace or a secret).
+
+    Both are plain text that may carry untrusted words (a config file's key, GitHub's message), rendered inert:
+    the explanation becomes the summary's Markdown through `prose`."""
+    return CheckOutput("failure", plain(title)[:_TITLE_LIMIT], prose(explanation)[:SUMMARY_LIMIT])
 
 
 def explain(exc: BaseException) -> str:
@@ -202,7 +216,9 @@ FIX_NOTE_END = "<!-- /wikiwarden:fix-note -->"
 
 
 def with_fix_note(summary: str, text: str, url: str | None) -> str:
-    """The summary with the fix's note on top, replacing an earlier note (so re-runs do not pile up)."""
+    """The summary with the fix's note on top, replacing an earlier note (so re-runs do not pile up).
+
+    `text` is Markdown whose untrusted parts already went through `bot.claims.inert` (`FixStatus.text`)."""
     if FIX_NOTE_START in summary and FIX_NOTE_END in summary:
         before, rest = summary.split(FIX_NOTE_START, 1)
         summary = before + rest.split(FIX_NOTE_END, 1)[1].lstrip("\n")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..claims.inert import prose
 from ..claims.sweep import SweepOptions
 from ..fix.engine import FixResult
 from ..jobs import ONLY_TRY, Attempt, Job
@@ -64,7 +65,8 @@ async def run_fix_job(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> 
         if run_id is not None:  # the run can still be reached: say why on it
             text = permanent_text(str(permanent)) if permanent is not None else explain(exc)
             try:
-                await note_on_check_run(gh, repo_name, run_id, f"Wikiwarden could not propose a fix: {text}")
+                note = f"Wikiwarden could not propose a fix: {prose(text)}"
+                await note_on_check_run(gh, repo_name, run_id, note)
             except Exception:
                 if permanent is None:  # else it is the same refusal again: the queue's line says it
                     log.exception("could not report the failed fix on the check run", extra={"repo": repo_name})
@@ -84,7 +86,7 @@ async def _fix(rt: AppRuntime, gh: GitHubClient, request: FixRequest) -> FixStat
     try:
         config = await read_repo_config(source, head, rt.settings)
     except ConfigError as exc:
-        return FixStatus(f"No fix: {CONFIG_PATH} is not valid. {exc}")
+        return FixStatus(f"No fix: {CONFIG_PATH} is not valid. {prose(str(exc))}")
     if request.pr_number is not None and not config.fix_pull_requests:
         return FixStatus(f"No fix: `fix_pull_requests` is off in {CONFIG_PATH}.")
 

@@ -10,6 +10,9 @@ the check run says about it. `publish.py` carries the decision out.
   opens a new pull request on the same branch.
 - The body carries a marker with the commit the fix's change started from, so the next fix of the same
   branch covers both changes while the pull request is open.
+- Every untrusted string (the branch, a committer's name, statements, the model's reasons) goes through
+  `bot.claims.inert`: `plain` in the title (it is also the commit's message), `code` and `prose` in the body
+  and in what the check run says (`FixStatus.text` is Markdown, inert by construction).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import quote
 
+from ..claims.inert import code, plain, prose
 from ..claims.resources import parse_resource
+from ..claims.wording import plural
 from ..fix.engine import Action, FixResult
 from ..fix.summary import Link, pull_request_body
 from ..source.github import TreeEntry, git_blob_id
@@ -138,7 +143,7 @@ def plan_publication(state: BranchState, change: str, *, holds: bool = False) ->
 
 @dataclass(frozen=True)
 class FixStatus:
-    """What the check run says about the fix, and where the pull request is."""
+    """What the check run says about the fix (inert Markdown), and where the pull request is."""
 
     text: str
     url: str | None = None
@@ -175,7 +180,8 @@ def counts(result: FixResult) -> str:
 
 
 def flagged_reasons(result: FixResult) -> str:
-    return " ".join(f"{o.page}: “{o.statement}” ({o.reason})." for o in result.flagged[:10])
+    """Why the first claims still need a person, as inert Markdown."""
+    return " ".join(f"{code(o.page)}: “{prose(o.statement)}” ({prose(o.reason)})." for o in result.flagged[:10])
 
 
 def proposal(
@@ -184,9 +190,9 @@ def proposal(
     """The fix's change key, the pull request's title and its body."""
     key = change_key(result)
     body = pull_request_body(
-        result, heading=f"Wikiwarden: the wiki, true to `{target}` again", marker=marker(since, key), link=links
+        result, heading=f"Wikiwarden: the wiki, true to {code(target)} again", marker=marker(since, key), link=links
     )
-    title = f"Wiki: {counts(result)} after {target} {fixed[:7]}"[:250]
+    title = f"Wiki: {counts(result)} after {plain(target)} {fixed[:7]}"[:250]
     return key, title, body
 
 
@@ -196,7 +202,8 @@ def describe(plan: PublicationPlan, pull: Mapping[str, Any] | None, state: Branc
     number, url = pull.get("number"), pull.get("html_url")
     if plan.outcome == "handed-off":
         return FixStatus(
-            f"The branch `{state.name}` has commits by {state.person}, so Wikiwarden no longer updates it"
+            f"The branch {code(state.name)} has commits by {prose(state.person or 'someone')}, so Wikiwarden no "
+            "longer updates it"
             + (f" (#{number})" if number else "")
             + ". Merge or close that work, or delete the branch, and Wikiwarden will propose fixes again.",
             url,
@@ -207,7 +214,7 @@ def describe(plan: PublicationPlan, pull: Mapping[str, Any] | None, state: Branc
             "again. Correct the claims by hand (`wikiwarden claim confirm` / `retract`) or reopen it.",
             url,
         )
-    verb = {"opened": "opened", "updated": "updated", "unchanged": "already holds this fix:"}[plan.outcome]
+    verb = {"opened": "opened:", "updated": "updated:", "unchanged": "already holds this fix:"}[plan.outcome]
     flagged = len(result.flagged)
-    tail = f" {flagged} claims still need a person." if flagged else ""
+    tail = " " + plural(flagged, "claim still needs a person.", "claims still need a person.") if flagged else ""
     return FixStatus(f"Fix pull request #{number} {verb} {counts(result)}.{tail}", url)

@@ -24,7 +24,10 @@ from apptools import (
     start_app,
 )
 from fakegithub import FakeGitHub
+from inertcheck import assert_inert_markdown, assert_inert_plain, read, visible
 from processes import metric
+
+from bot.claims.sidecar import parse_sidecar, render_sidecar
 
 QUEUE = (
     "class Queue:\n    def push(self, x):\n        self.items.append(x)\n\n"
@@ -238,8 +241,9 @@ async def test_an_invalid_config_file_fails_the_run_saying_what_is_wrong(app, fa
     [run] = runs_of(repo, head)
     assert run["conclusion"] == "failure"
     assert run["output"]["title"] == ".github/wikiwarden.yml is not valid"
-    assert "`conclusion`: Input should be 'neutral', 'failure' or 'action_required'" in run["output"]["summary"]
-    assert "`limits.max_annotations`" in run["output"]["summary"]
+    shown = "".join(read(run["output"]["summary"]).texts)  # the file's words are shown as written, not as Markdown
+    assert "`conclusion`: Input should be 'neutral', 'failure' or 'action_required'" in shown
+    assert "`limits.max_annotations`" in shown
 
 
 async def test_the_config_chooses_the_conclusion_and_wiki_folder(app, fake: FakeGitHub) -> None:
@@ -506,3 +510,43 @@ async def test_a_revoked_token_is_dropped_and_the_next_try_succeeds(app, fake: F
     [run] = runs_of(repo, head)
     assert run["conclusion"] == "neutral" and "keep is one" in claims_in(run)
     assert fake.token_mints == 2
+
+
+async def test_hostile_statements_ids_and_page_names_get_an_inert_check_run(app, fake: FakeGitHub) -> None:
+    """A wiki written to make the check run notify people, close issues, inject HTML or break its layout."""
+    page = "@octocat closes #1 `x` </details>|<b>.md"
+    statement = "pop takes the first: cc @acme/core, fixes other/repo#2 <img src=x onerror=alert(1)> | **b** ```"
+    claim_id = "claim_`@octocat`</details>#3|GH-4"
+    repo = fake.create_repo("acme", "hostile", 77)
+    files = grounded({"src/queue.py": QUEUE}, {page: [(statement, ["repo://src/queue.py#L5-L6"])]})
+    sidecar_path = "openwiki/.claims/" + page[:-3] + ".json"
+    sidecar = parse_sidecar(files[sidecar_path], sidecar_path)
+    [claim] = sidecar.claims
+    files[sidecar_path] = render_sidecar(sidecar.with_claims([claim._replace(id=claim_id)]))
+    base = repo.commit(files, message="a hostile wiki")
+    broken = "openwiki/.claims/see https:__github.com_acme_hostile_issues_5 @octocat.json"
+    change = {
+        "src/queue.py": QUEUE.replace("pop(0)", "popleft()"),
+        "openwiki/see https:__github.com_acme_hostile_issues_5 @octocat.md": "# broken\n",
+        broken: '{"schemaVersion": 1, "claims": [{"id": "@octocat #6 <b>"',
+    }
+    head = repo.commit(change, message="rework")
+    await push(app, fake, repo, base, head)
+
+    [run] = runs_of(repo, head)
+    assert run["conclusion"] == "neutral"
+    assert_inert_plain(run["output"]["title"])
+    details = r"<details><summary>what changed</summary>|</details>"
+    summary = assert_inert_markdown(run["output"]["summary"], html=details)
+    assert [visible(s) for s in summary.strong][1:] == [statement]  # after the counts, the statement, whole
+    codes = [visible(c) for c in summary.codes]
+    assert {"openwiki/" + page, claim_id, "repo://src/queue.py#L5-L6", broken} <= set(codes)
+    [annotation] = run["annotations"]
+    for field in ("title", "message"):
+        assert_inert_plain(annotation[field])
+    assert visible(annotation["title"]) == f"Wiki claim stale: openwiki/{page}"
+    assert visible(annotation["message"]).startswith(f"{statement}\n\nThis code was the evidence for claim {claim_id} ")
+    # the diff is code, shown verbatim (GitHub makes no reference in it)
+    assert annotation["raw_details"].splitlines()[-2:] == [
+        "-        return self.items.pop(0)", "+        return self.items.popleft()",
+    ]  # fmt: skip

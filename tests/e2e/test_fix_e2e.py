@@ -12,6 +12,7 @@ import pytest
 from apptools import check_payload, deliver, grounded, push_payload, queue_of, runs_of, start_app
 from fakegithub import FakeGitHub
 from fakeopenai import Failure, FakeOpenAI, Reply
+from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims import resolve_evidence
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, Verification, page_version, parse_sidecar, render_sidecar
@@ -430,3 +431,83 @@ async def test_after_the_fix_is_merged_a_later_change_gets_a_new_pull_request(
     fixed = repo.files_at(repo.refs[FIX_BRANCH])
     assert b"eight workers" in fixed["openwiki/pool.md"] and b"tried 5 times" in fixed["openwiki/retry.md"]
     assert repo.store.read_commit(repo.refs[FIX_BRANCH]).parents == (later,)
+
+
+# -- what the fix writes on GitHub is inert, whatever the repository and the model put in it --------------------
+
+HOSTILE_BRANCH = "fix`@acme/core`</details>#1|<b>&x"
+HOSTILE_TRIED = "A failing task is tried 3 times: cc @octocat, closes #1 <img src=x onerror=alert(1)> | **b**"
+HOSTILE_WAIT = "The wait grows linearly (fixes other/repo#2, GH-3, https://github.com/acme/widgets/issues/4)."
+HOSTILE_NEW = "`ATTEMPTS` is 5: @acme/core fixes other/repo#2 </details> [x](javascript:alert(1)) | GH-5 ~~s~~"
+HOSTILE_REASON = (
+    "closes #1 and https://github.com/acme/widgets/pull/6 for @octocat <script>alert(1)</script>\n# heading"
+)
+HOSTILE_MODEL = "gpt`@octocat`#7<b>"
+HOSTILE_PLAN = {
+    HOSTILE_TRIED: {"action": "update", "statement": HOSTILE_NEW, "reason": HOSTILE_REASON},
+    HOSTILE_WAIT: {"action": "retract", "reason": "@octocat said so in #8; see www.github.com/acme/widgets/issues/9"},
+}
+
+
+async def test_a_fix_of_hostile_claims_on_a_hostile_branch_writes_only_inert_text(
+    aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI
+) -> None:
+    repo = fake.create_repo("acme", "hostile", 77)
+    claims = {"retry.md": [(HOSTILE_TRIED, ["repo://src/retry.py#L1"]), (HOSTILE_WAIT, ["repo://src/retry.py#L4-L5"])]}
+    files = grounded({"src/retry.py": RETRY}, claims)
+    files[AUTO_FIX] = f"model: {json.dumps(HOSTILE_MODEL)}\n".encode()
+    base = repo.commit(files, message="code and wiki")
+    head = repo.commit({"src/retry.py": RETRY_NOW}, branch=HOSTILE_BRANCH, message="retry harder")
+    feature = repo.open_pull(HOSTILE_BRANCH)
+    run = repo.add_check_run("Wikiwarden", head, conclusion="neutral", output={"title": "2 stale", "summary": "s"})
+    fake_openai.models = ("test-model", HOSTILE_MODEL)  # the repository's own choice, served as asked
+    fake_openai.responder = lambda body: model_answer(body, HOSTILE_PLAN)
+    app = await start(aiohttp_client, fake, fake_openai)
+    payload = check_payload(
+        "check_run", "requested_action", repo, head_sha=head, run_id=run["id"], identifier="fix_wiki", pull=feature
+    )
+    await deliver(app, "check_run", payload, secret=fake.webhook_secret)
+    await queue_of(app).wait_idle()
+    assert base in repo.store.read_commit(head).parents
+
+    [pull] = [p for p in repo.pulls if p["head"]["ref"] == f"wikiwarden/fix/{HOSTILE_BRANCH}"]
+    number = pull["number"]
+    # the title, and the commit message made of it: plain text, nothing GitHub would link, notify or close
+    assert_inert_plain(pull["title"])
+    assert visible(pull["title"]).startswith(f"Wiki: 1 updated, 1 retracted after {HOSTILE_BRANCH} ")
+    message = repo.store.read_commit(repo.refs[f"refs/heads/wikiwarden/fix/{HOSTILE_BRANCH}"]).message
+    assert_inert_plain(message)
+
+    # the body: no HTML but the marker, no link but the evidence's, every untrusted string where it belongs
+    blob = r"https://github\.com/acme/hostile/blob/[0-9a-f]{40}/src/retry\.py#L\d+-L\d+"
+    body = assert_inert_markdown(pull["body"], html=r"<!-- wikiwarden:fix since=\w+ change=\w+ -->", links=blob)
+    assert [visible(h) for h in body.headings] == [f"Wikiwarden: the wiki, true to {HOSTILE_BRANCH} again"]
+    assert HOSTILE_BRANCH in [visible(c) for c in body.codes] and HOSTILE_MODEL in [visible(c) for c in body.codes]
+    texts = [visible(t) for t in body.texts]
+    assert f" · “{HOSTILE_TRIED}” → “{HOSTILE_NEW}”" in texts
+    assert " ".join(HOSTILE_REASON.split()) + ". Evidence: " in texts
+    assert f" · “{HOSTILE_WAIT}”" in texts
+    assert body.strong == ["updated", "retracted"]
+
+    # the note on the check run: only our own pull request is referenced and linked
+    summary = run["output"]["summary"]
+    assert_inert_markdown(
+        summary, html=r"<!-- /?wikiwarden:fix-note -->", links=rf"https://github\.com/acme/hostile/pull/{number}",
+        trusted=[f"#{number}"],
+    )  # fmt: skip
+    assert f"Fix pull request #{number} opened: 1 updated, 1 retracted." in summary
+
+
+async def test_a_hostile_config_the_fix_cannot_use_is_told_inert_on_the_check_run(
+    aiohttp_client, fake: FakeGitHub, repo
+) -> None:
+    head = repo.commit({AUTO_FIX: '"@octocat closes #1 <b>": true\n'}, message="a hostile config")
+    run = repo.add_check_run("Wikiwarden", head, conclusion="neutral", output={"title": "2 stale", "summary": "s"})
+    app = await start(aiohttp_client, fake, None)
+    payload = check_payload(
+        "check_run", "requested_action", repo, head_sha=head, run_id=run["id"], identifier="fix_wiki"
+    )
+    await deliver(app, "check_run", payload, secret=fake.webhook_secret)
+    await queue_of(app).wait_idle()
+    reading = assert_inert_markdown(run["output"]["summary"], html=r"<!-- /?wikiwarden:fix-note -->")
+    assert "@octocat closes #1 <b>" in visible("".join(reading.texts))

@@ -8,6 +8,7 @@ from http import HTTPStatus
 import pytest
 from gidgethub import BadRequest, GitHubBroken, RateLimitExceeded
 from gidgethub.sansio import RateLimit
+from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
@@ -41,11 +42,17 @@ def claim(n: int, *records: EvidenceResult, statement: str = "pop takes the olde
 
 def report(*claims: ClaimResult, base: str | None = "v1 (abc)", errors: int = 0) -> SweepReport:
     pages = [PageResult(PAGE, SIDECAR, None, claims)] if claims else []
-    pages += [PageResult(f"openwiki/broken{n}.md", f"openwiki/.claims/broken{n}.json", "not JSON") for n in range(errors)]
+    pages += [
+        PageResult(f"openwiki/broken{n}.md", f"openwiki/.claims/broken{n}.json", "not JSON") for n in range(errors)
+    ]
     return SweepReport(head="main (def)", base=base, wiki_dir="openwiki", pages=tuple(pages))
 
 
-STALE = evidence(Verdict.STALE, old_text="def pop(self):\n    return self.items.pop(0)", new_text="def pop(self):\n    return self.items.pop()")
+STALE = evidence(
+    Verdict.STALE,
+    old_text="def pop(self):\n    return self.items.pop(0)",
+    new_text="def pop(self):\n    return self.items.pop()",
+)
 GONE = evidence(Verdict.UNRESOLVED, span=None, resource_now=None, version_now=None, anchor=("src/q.py", 7))
 MOVED = evidence(Verdict.MOVED, resource_now="repo://src/q.py#L9-L10", span=(9, 10))
 
@@ -58,7 +65,9 @@ def test_nothing_cited_by_the_change_succeeds() -> None:
 
 def test_claims_that_hold_succeed_and_say_how_many() -> None:
     output = check_output(report(claim(1, evidence(Verdict.FRESH, touched=False))), RepoConfig())
-    assert (output.conclusion, output.title) == ("success", "All 1 affected claims hold")
+    assert (output.conclusion, output.title) == ("success", "1 affected claim holds")
+    two = report(claim(1, evidence(Verdict.FRESH, touched=False)), claim(2, evidence(Verdict.FRESH, touched=False)))
+    assert check_output(two, RepoConfig()).title == "All 2 affected claims hold"
 
 
 def test_moved_evidence_is_re_anchored_not_a_problem() -> None:
@@ -128,6 +137,8 @@ def test_annotations_past_the_limit_are_left_out_and_the_summary_says_so() -> No
     assert len(output.annotations) == 5
     assert output.summary.endswith("\n\n_2 more annotations were left out (limit 5)._\n")
     assert len(check_output(many, RepoConfig()).annotations) == 7
+    one_more = check_output(many, RepoConfig(limits=Limits(max_annotations=6)))
+    assert one_more.summary.endswith("\n\n_1 more annotation was left out (limit 6)._\n")
 
 
 def test_the_summary_and_title_stay_within_githubs_limits() -> None:
@@ -159,3 +170,35 @@ def test_a_failure_is_told_in_words() -> None:
 def test_explain_says_what_went_wrong_without_a_trace_or_a_secret(exc: BaseException, words: str) -> None:
     text = explain(exc)
     assert words in text and "secret-token" not in text and "Traceback" not in text
+
+
+HOSTILE = "cc @octocat @acme/core: closes #1, fixes other/repo#2, GH-3 <img src=x onerror=alert(1)> | **b** `x`"
+HOSTILE_PAGE = "openwiki/@octocat fixes #4 `x`|<b>.md"
+HOSTILE_ID = "claim_`@acme/core`</details>#5"
+
+
+def test_hostile_statements_ids_and_pages_are_inert_in_the_summary_the_title_and_annotations() -> None:
+    hostile = ClaimResult(HOSTILE_ID, HOSTILE, Verdict.STALE, True, (STALE,))
+    broken = PageResult("openwiki/x.md", "openwiki/.claims/@octocat #6.json", "closes #7 <b>|")
+    sweep = SweepReport(
+        "main (def)", "v1 (abc)", "openwiki", (PageResult(HOSTILE_PAGE, SIDECAR, None, (hostile,)), broken)
+    )
+    output = check_output(sweep, RepoConfig(), fork=True, pull_request=True)
+    assert_inert_plain(output.title)
+    summary = assert_inert_markdown(output.summary, html=r"<details><summary>what changed</summary>|</details>")
+    assert [visible(s) for s in summary.strong][1:] == [HOSTILE]
+    assert {HOSTILE_PAGE, HOSTILE_ID, RES, "openwiki/.claims/@octocat #6.json"} <= {visible(c) for c in summary.codes}
+    assert any(visible(t) == ": closes #7 <b>|" for t in summary.texts)
+    [note] = output.annotations
+    assert_inert_plain(note["title"])
+    assert_inert_plain(note["message"])
+    assert visible(note["title"]) == f"Wiki claim stale: {HOSTILE_PAGE}"
+    assert visible(note["message"]).startswith(f"{HOSTILE}\n\nThis code was the evidence for claim {HOSTILE_ID} on ")
+
+
+def test_a_failure_carrying_untrusted_words_is_inert() -> None:
+    explanation = ".github/wikiwarden.yml: `@octocat closes #1`: Extra inputs are not permitted\n<b>"
+    output = failure_output("Wikiwarden could not check this commit: @octocat #2", explanation)
+    assert_inert_plain(output.title)
+    reading = assert_inert_markdown(output.summary)
+    assert visible("".join(reading.texts)) == " ".join(explanation.split())

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from inertcheck import assert_inert_markdown, assert_inert_plain, visible
+
 from bot.fix.engine import Action, ClaimOutcome, FixResult
 from bot.github.pulls import (
     FIX_PREFIX,
@@ -15,6 +17,7 @@ from bot.github.pulls import (
     describe,
     evidence_links,
     fix_branch_for,
+    flagged_reasons,
     holds_fix,
     iso_time,
     marker,
@@ -114,7 +117,10 @@ def test_without_an_open_pull_request_the_branch_is_not_worth_comparing() -> Non
 
 
 def test_holds_fix_compares_blob_ids_locally() -> None:
-    fixed = {"src/q.py": TreeEntry("100644", git_blob_id(b"code\n"), 5), "openwiki/q.md": TreeEntry("100644", git_blob_id(b"old\n"), 4)}
+    fixed = {
+        "src/q.py": TreeEntry("100644", git_blob_id(b"code\n"), 5),
+        "openwiki/q.md": TreeEntry("100644", git_blob_id(b"old\n"), 4),
+    }
     files = {"openwiki/q.md": b"new\n"}
     branch = {**fixed, "openwiki/q.md": TreeEntry("100644", git_blob_id(b"new\n"), 4)}
     assert holds_fix(fixed, branch, files)
@@ -152,7 +158,9 @@ def test_the_proposal_names_its_branch_target_and_marker() -> None:
 def test_evidence_links_point_at_both_commits() -> None:
     link = evidence_links("https://github.com/acme/q", "1" * 40, "2" * 40)
     assert link is not None
-    assert link("repo://src/a%20b.py#L3-L4", "before") == f"https://github.com/acme/q/blob/{'1' * 40}/src/a%20b.py#L3-L4"
+    assert (
+        link("repo://src/a%20b.py#L3-L4", "before") == f"https://github.com/acme/q/blob/{'1' * 40}/src/a%20b.py#L3-L4"
+    )
     assert link("repo://src/q.py", "now") == f"https://github.com/acme/q/blob/{'2' * 40}/src/q.py"
     assert link("not a resource", "now") is None
     assert evidence_links("https://github.com/acme/q", None, "2" * 40)("repo://src/q.py", "before") is None  # type: ignore[misc]
@@ -171,16 +179,43 @@ def test_what_the_check_run_says_for_each_outcome() -> None:
     fix = result(UPDATED, FLAGGED)
     state = BranchState(BRANCH, sha="b" * 40, person="octocat", open_pull=pull(7))
     opened = describe(PublicationPlan("opened"), pull(9), BranchState(BRANCH), fix)
-    assert opened.text == "Fix pull request #9 opened 1 updated, 1 still flagged. 1 claims still need a person."
+    assert opened.text == "Fix pull request #9 opened: 1 updated, 1 still flagged. 1 claim still needs a person."
     assert opened.url == "https://github.com/acme/q/pull/9"
     assert describe(PublicationPlan("updated", pull(7)), pull(7), state, result(UPDATED)).text == (
-        "Fix pull request #7 updated 1 updated."
+        "Fix pull request #7 updated: 1 updated."
     )
     assert describe(PublicationPlan("unchanged", pull(7)), pull(7), state, result(UPDATED)).text == (
         "Fix pull request #7 already holds this fix: 1 updated."
     )
     handed = describe(PublicationPlan("handed-off", pull(7)), pull(7), state, fix)
-    assert handed.text.startswith(f"The branch `{BRANCH}` has commits by octocat, so Wikiwarden no longer updates it (#7).")
+    assert handed.text.startswith(
+        f"The branch `{BRANCH}` has commits by octocat, so Wikiwarden no longer updates it (#7)."
+    )
     declined = describe(PublicationPlan("declined", pull(5)), pull(5), BranchState(BRANCH), fix)
     assert declined.text.startswith("This very fix was proposed in #5 and closed without merging")
     assert declined.url == "https://github.com/acme/q/pull/5"
+
+
+HOSTILE_BRANCH = "fix`@acme/core`</details>#1|<b>&x"
+
+
+def test_a_hostile_branch_name_is_inert_in_the_title_and_stays_in_its_code_span() -> None:
+    _, title, body = proposal(result(UPDATED), target=HOSTILE_BRANCH, fixed="c" * 40, since=None, links=None)
+    assert_inert_plain(title)
+    assert visible(title) == f"Wiki: 1 updated after {HOSTILE_BRANCH} ccccccc"
+    reading = assert_inert_markdown(body, html=r"<!-- wikiwarden:fix since=none change=\w+ -->")
+    assert [visible(h) for h in reading.headings] == [f"Wikiwarden: the wiki, true to {HOSTILE_BRANCH} again"]
+
+
+def test_what_the_check_run_says_is_inert_whoever_named_the_branch_and_committed() -> None:
+    state = BranchState(
+        fix_branch_for(HOSTILE_BRANCH), sha="b" * 40, person="@octocat <b> closes #2", open_pull=pull(7)
+    )
+    handed = describe(PublicationPlan("handed-off", pull(7)), pull(7), state, result(UPDATED))
+    reading = assert_inert_markdown(handed.text, trusted=["#7"])
+    assert [visible(c) for c in reading.codes] == [fix_branch_for(HOSTILE_BRANCH)]
+    assert "has commits by @octocat <b> closes #2, so" in visible("".join(reading.texts))
+    flagged = ClaimOutcome("openwiki/@x #3.md", "claim_2", "cc @octocat | <b>", Action.FLAGGED, "fixes #4\n# h")
+    reading = assert_inert_markdown(flagged_reasons(result(flagged)))
+    assert [visible(c) for c in reading.codes] == ["openwiki/@x #3.md"]
+    assert visible("".join(reading.texts)) == ": “cc @octocat | <b>” (fixes #4 # h)."
