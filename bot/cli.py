@@ -16,7 +16,7 @@ from .claims.errors import ClaimsError, EvidenceSecurityError
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
 from .claims.report import render
 from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
-from .claims.wording import plural
+from .claims.wording import one_line, plural
 from .demo import run_demo
 from .source.git import GitError, GitRepository
 from .usecases.check import check_repository
@@ -286,13 +286,13 @@ def _claim_list(args: argparse.Namespace) -> int:
         current = None
         for page, claim in found:
             if page != current:
-                print(page)
+                print(one_line(page))
                 current = page
-            print(f"  {claim.id}  {claim.statement}")
+            print(f"  {one_line(claim.id)}  {one_line(claim.statement)}")
             for record in claim.evidence:
-                print(f"      {record.resource}")
+                print(f"      {one_line(record.resource)}")
         for unreadable in broken:
-            print(f"! {unreadable.error}", file=sys.stderr)
+            print(f"! {one_line(unreadable.error or '')}", file=sys.stderr)
         if not found and not broken:
             print("no claims")
     return EXIT_ATTENTION if broken else EXIT_OK

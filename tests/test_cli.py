@@ -591,6 +591,21 @@ def test_claim_list(repo: GitRepo, cli) -> None:
     assert [c["id"] for c in one["claims"]] == [ids["a"]]
 
 
+def test_claim_list_shows_a_hostile_statement_on_one_line_without_terminal_escapes(repo: GitRepo, cli) -> None:
+    repo.write("src/a.py", "A = 1\n")
+    repo.write("openwiki/a.md", PAGE_A)
+    repo.commit()
+    statement = "A is one\n\x1b[2J\x1b]0;pwned\x07 \u202eeno si A"
+    assert cli("claim", "add", "--repo", repo.root, "a.md", statement, "repo://src/a.py#L1").code == 0
+    run = cli("claim", "list", "--repo", repo.root)
+    assert run.code == 0, run.err
+    shown = run.out.splitlines()[1]
+    assert shown.endswith("  A is one \ufffd[2J\ufffd]0;pwned\ufffd \ufffdeno si A")
+    assert "\x1b" not in run.out and "\u202e" not in run.out and len(run.out.splitlines()) == 3
+    listed = cli("claim", "list", "--repo", repo.root, "--format", "json").json()
+    assert listed["claims"][0]["statement"] == statement  # the data itself is kept exactly
+
+
 def test_claim_list_of_an_empty_wiki(repo: GitRepo, cli) -> None:
     repo.write("openwiki/a.md", PAGE_A)
     repo.commit()

@@ -15,6 +15,7 @@ from cachetools import LRUCache
 from gidgethub import apps
 
 from ..agent.factory import AgentFactory
+from ..claims.inert import prose
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
 from ..jobs.requests import FixRequest, RepoRef
 from ..logs import work_context
@@ -140,7 +141,7 @@ class AppRuntime:
         if job.kind == "check" and run_id is not None:
             await complete_check_run(gh, repo, run_id, failure_output("Wikiwarden could not check this commit", text))
         elif run_id is not None:
-            await note_on_check_run(gh, repo, run_id, text)
+            await note_on_check_run(gh, repo, run_id, prose(text))
 
     async def run(self, job: Job, attempt: Attempt = ONLY_TRY) -> None:
         """Run one try of a job, timed and counted, its log lines carrying the delivery and repository."""
