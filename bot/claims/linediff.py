@@ -29,7 +29,7 @@ class Hunk:
 class LineDiff:
     """The matching between two line sequences, with each old line's fate and each new line's origin."""
 
-    __slots__ = ("hunks", "new_added", "new_len", "old_hunk", "old_to_new")
+    __slots__ = ("hunks", "new_added", "old_hunk", "old_to_new")
 
     def __init__(self, old: Sequence[Hashable], new: Sequence[Hashable]) -> None:
         ids: dict[Hashable, int] = {}
@@ -43,7 +43,6 @@ class LineDiff:
         for j in self.old_to_new:
             if j >= 0:
                 self.new_added[j] = 0
-        self.new_len = len(b)
         self.hunks: list[Hunk] = []
         self.old_hunk = [-1] * len(a)  # index into hunks for every old line that did not survive
         i = j = 0
@@ -93,15 +92,16 @@ def _match(a: list[int], b: list[int]) -> list[tuple[int, int]]:
             matcher = SequenceMatcher(None, a[a0:a1], b[b0:b1], autojunk=False)
             for block in matcher.get_matching_blocks():
                 pairs.extend((a0 + block.a + k, b0 + block.b + k) for k in range(block.size))
-    pairs.sort()
-    return pairs
+    return pairs  # in no particular order: each old line is matched at most once
 
 
 def _slide_down(a: list[int], b: list[int], old_to_new: list[int]) -> None:
     """Slide each pure insertion and pure deletion as far down as identical lines allow, as git does.
 
     Where an added or removed block could sit in several places (a blank line among blank lines), this
-    puts it where git's diff shows it, so spans land where a reader of `git diff` expects them.
+    puts it where git's diff shows it, so spans land where a reader of `git diff` expects them. (git's indent
+    heuristic, on by default, may then shift a block back up to end at a blank line; both places hold the same
+    text, so only which copy is called new differs.)
     """
     new_to_old = [-1] * len(b)
     for i, j in enumerate(old_to_new):
