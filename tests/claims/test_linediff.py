@@ -83,6 +83,15 @@ def test_moved_block_keeps_the_larger_part_matched() -> None:
     assert diff.old_to_new[1:4] == [-1, -1, -1]
 
 
+def test_moved_block_keeps_the_larger_part_matched_whichever_comes_first() -> None:
+    """The anchors are the longest increasing run of unique lines, not the run that ends last in the file."""
+    old = ["head", "mid1", "mid2", "mid3", "mid4", "mid5", "A1", "A2", "A3", "tail"]
+    new = ["head", "A1", "A2", "A3", "mid1", "mid2", "mid3", "mid4", "mid5", "tail"]
+    diff = LineDiff(old, new)
+    assert diff.old_to_new == [0, 4, 5, 6, 7, 8, -1, -1, -1, 9]
+    assert diff.hunks == [Hunk(1, 1, 1, 4), Hunk(6, 9, 9, 9)]
+
+
 def _git_alignment(old: list[str], new: list[str], folder: Path) -> list[int]:
     """Which new line each old line is shown against by `git diff --no-indent-heuristic` (-1: removed)."""
     (folder / "old").write_text("".join(line + "\n" for line in old))
@@ -143,6 +152,54 @@ def test_pure_insertions_and_deletions_slide_down_as_git_shows_them(
     assert _git_alignment(old, new, tmp_path) == alignment
 
 
+# Edits of repetitive text where many matchings are as long as each other: which copy each old line follows is
+# what git shows (--no-indent-heuristic), checked live. Lines are single letters to make the repetition plain.
+AMBIGUOUS = [
+    pytest.param(
+        list("acccbccabc"), list("cabc"), [-1, -1, -1, -1, -1, -1, 0, 1, 2, 3],
+        id="a deletion from the top keeps the last copy of the text",
+    ),
+    pytest.param(
+        list("aa"), list("bbcaaacacca"), [3, 4],
+        id="two lines among insertions stay together at their first place",
+    ),
+    pytest.param(list("bba"), list("aaba"), [-1, 2, 3], id="a line replaced at the top"),
+    pytest.param(
+        list("YaabYYYaaY"), list("aaabYYaaY"), [-1, 1, 2, 3, 4, 5, -1, 6, 7, 8],
+        id="a deletion slides only past lines equal to it",
+    ),
+    pytest.param(
+        list("XXXaaXaaXaXa"), list("XaXaXaXaXa"), [0, -1, -1, -1, 1, 2, 3, 5, 6, 7, 8, 9],
+        id="a region without unique lines is matched as a whole",
+    ),
+    pytest.param(
+        list("aabaaccabX"), list("aabaacbcaX"), [0, 1, 2, 3, 4, 5, 7, 8, -1, 9],
+        id="of two crossing lines the longer run is kept",
+    ),
+]  # fmt: skip
+
+
+def test_a_unique_line_that_swapped_places_with_a_repeated_one_stays_matched() -> None:
+    """Every unique line of the longest increasing run anchors at once, before any prefix or suffix is matched
+    between them: the distinctive line (what a claim should cite) is kept, a repeated line is called deleted.
+    git's diff, matching as many lines either way, keeps the other `x = 1` and loses `import os`."""
+    old = ["import os", "x = 1", "x = 1", "", "", "run()"]
+    new = ["x = 1", "import os", "x = 1", "", "", "run()", ""]
+    diff = LineDiff(old, new)
+    assert diff.old_to_new == [1, 2, -1, 3, 4, 5]
+    assert diff.hunks == [Hunk(0, 0, 0, 1), Hunk(2, 3, 3, 3), Hunk(6, 6, 6, 7)]
+
+
+@pytest.mark.parametrize(("old", "new", "alignment"), AMBIGUOUS)
+def test_ambiguous_edits_are_aligned_as_git_aligns_them(
+    old: list[str], new: list[str], alignment: list[int], tmp_path: Path
+) -> None:
+    diff = LineDiff(old, new)
+    _check_valid(old, new, diff)
+    assert diff.old_to_new == alignment
+    assert _git_alignment(old, new, tmp_path) == alignment
+
+
 def test_a_blank_line_inserted_or_deleted_next_to_another_is_the_lower_one() -> None:
     # An inserted blank line among blank lines is shown as the last one, as `git diff` does.
     diff = LineDiff(["x", "", "y"], ["x", "", "", "y"])
@@ -156,6 +213,20 @@ def test_new_positions_of_replaced_lines() -> None:
     diff = LineDiff(["a", "b", "c", "d"], ["a", "X", "Y", "d"])
     assert (diff.new_start_of(1), diff.new_end_of(2)) == (1, 3)
     assert (diff.new_start_of(0), diff.new_end_of(0)) == (0, 1)
+
+
+def test_each_replaced_line_stands_where_its_own_hunk_put_it() -> None:
+    """A change with several hunks: a stale span's new text is what replaced it, not another hunk's lines."""
+    diff = LineDiff(["a", "b", "c", "d", "e", "f"], ["a", "B", "c", "d", "f", "E1", "E2"])
+    assert diff.hunks == [Hunk(1, 2, 1, 2), Hunk(4, 5, 4, 4), Hunk(6, 6, 5, 7)]
+    assert [(diff.new_start_of(i), diff.new_end_of(i)) for i in range(6)] == [
+        (0, 1),
+        (1, 2),  # b: replaced by B
+        (2, 3),
+        (3, 4),
+        (4, 4),  # e: deleted, nothing stands in its place (between d and f)
+        (4, 5),
+    ]
 
 
 def test_a_region_without_anchors_is_matched_up_to_the_bound_and_replaced_beyond_it() -> None:
@@ -190,3 +261,33 @@ def test_the_bound_is_per_region_between_anchors(monkeypatch: pytest.MonkeyPatch
     replaced = LineDiff(old, new)
     assert replaced.old_to_new == [-1] * 600 + [600] + [-1] * 600
     assert replaced.hunks == [Hunk(0, 600, 0, 600), Hunk(601, 1201, 601, 1201)]
+
+
+def test_the_fallback_matches_only_its_own_region() -> None:
+    """Between the matched prefix (b b X) and suffix (X b a b), difflib's matcher sees exactly the region's lines:
+    given one more old line, it would pair the suffix's X a second time."""
+    old = ["b", "b", "X", "b", "X", "b", "X", "b", "a", "b"]
+    new = ["b", "b", "X", "X", "b", "X", "a", "X", "b", "a", "b"]
+    region = SequenceMatcher(None, old[3:6], new[3:7], autojunk=False).get_matching_blocks()
+    assert [(3 + m.a + k, 3 + m.b + k) for m in region for k in range(m.size)] == [(3, 4), (4, 5)]
+    assert LineDiff(old, new).old_to_new == [0, 1, 2, 4, 5, -1, 7, 8, 9, 10]
+
+
+def test_an_anchor_splits_a_huge_repetitive_file_so_only_the_change_is_unmatched() -> None:
+    """A generated table under a unique header that moved down a line, its last row changed: the region after
+    the header is too large for the fallback, and is matched line by line from the line after the anchor."""
+    old = ["HEADER", *["x", "y"] * 501, "q"]
+    new = ["new", "HEADER", *["x", "y"] * 501, "r"]
+    diff = LineDiff(old, new)
+    assert diff.old_to_new == [*range(1, 1004), -1]
+    assert diff.hunks == [Hunk(0, 0, 0, 1), Hunk(1003, 1004, 1004, 1005)]
+
+
+def test_a_unique_first_line_anchors_a_huge_region_on_either_side() -> None:
+    """Where the fallback cannot run, the unique lines are all that match, the region's first line included."""
+    diff = LineDiff(["HEAD", *["x", "y"] * 600], ["new", "HEAD", *["y", "x"] * 600])
+    assert diff.old_to_new == [1] + [-1] * 1200
+    assert diff.hunks == [Hunk(0, 0, 0, 1), Hunk(1, 1201, 2, 1202)]
+    diff = LineDiff(["old", "HEAD", *["x", "y"] * 600], ["HEAD", *["y", "x"] * 600])
+    assert diff.old_to_new == [-1, 0] + [-1] * 1200
+    assert diff.hunks == [Hunk(0, 1, 0, 0), Hunk(2, 1202, 1, 1201)]

@@ -9,12 +9,12 @@ import pytest
 from conftest import GitRepo
 from fixtools import write_grounded
 
-from bot.claims import OpenWikiVerdict, resolve_evidence
+from bot.claims import OpenWikiVerdict, Verdict, resolve_evidence, track_evidence
 from bot.claims.report import render_json
 from bot.claims.resources import parse_resource
 from bot.claims.sweep import SweepOptions
 from bot.claims.text import FileText
-from bot.claims.track import openwiki_verdict
+from bot.claims.track import ChangedFile, openwiki_verdict, track
 from bot.claims.versions import file_version
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
@@ -149,3 +149,65 @@ def test_sweep_json_reports_openwikis_verdict_on_whole_files(repo: GitRepo) -> N
         },
     }
     assert all(record["span"] is None for record in evidence.values())
+
+
+# -- spans through a change ------------------------------------------------------------------------------------
+
+BODY = "def drain(queue):\n    out = []\n    while queue:\n        out.append(queue.pop())\n    return out\n"
+OTHER = "import os\n\n\ndef other():\n    return 1\n"
+
+
+def _changed(path: str | None, old: str | None, new: str | None) -> ChangedFile:
+    return ChangedFile(
+        path, FileText(old.encode()) if old is not None else None, FileText(new.encode()) if new is not None else None
+    )
+
+
+def test_a_span_of_a_deleted_file_is_found_where_the_change_added_it() -> None:
+    """The file is gone; its text is looked for among the lines the rest of the change added."""
+    before = OTHER + "\n" + BODY
+    resource = "repo://src/queue.py#L7-L11"
+    stored = _stored(resource, before)
+    deleted = _changed(None, before, None)
+    moved = track(parse_resource(resource), stored, deleted, [_changed("src/util.py", None, "# helpers\n\n" + BODY)])
+    assert moved == (Verdict.MOVED, (3, 7), "repo://src/util.py#L3-L7", stored, None, None, None, True, None)
+    gone = track(parse_resource(resource), stored, deleted, [_changed("src/util.py", None, "# helpers\n")])
+    assert gone == (Verdict.UNRESOLVED, None, None, None, BODY, None, None, True, None)
+
+
+def test_a_span_that_kept_only_its_distinctive_line_is_stale_not_gone() -> None:
+    """Two of three lines deleted, none added: the line unique on both sides proves the span is still here, so
+    what is left of it is shown as its new text."""
+    old = "a = 1\n\ndef f():\n    special_value = 42\n    return 0\n    return 0\n\nz = 9\n"
+    new = "a = 1\n\ndef f():\n    special_value = 42\n\nz = 9\n"
+    resource = "repo://m.py#L4-L6"
+    tracked = track_evidence(resource, old.encode(), new.encode(), _stored(resource, old))
+    assert (tracked.verdict, tracked.span, tracked.resource) == (Verdict.STALE, (4, 4), "repo://m.py#L4-L4")
+    assert (tracked.old_text, tracked.new_text) == (
+        "    special_value = 42\n    return 0\n    return 0\n",
+        "    special_value = 42\n",
+    )
+    assert tracked.version == _stored("repo://m.py#L4", new)
+    # The same deletion around a line that is common (a blank line) leaves nothing that proves the span stayed.
+    common = old.replace("special_value = 42", "")
+    tracked = track_evidence(
+        resource, common.encode(), new.replace("special_value = 42", "").encode(), _stored(resource, common)
+    )
+    assert (tracked.verdict, tracked.anchor) == (Verdict.UNRESOLVED, ("m.py", 4))
+
+
+def test_a_copy_among_identical_blocks_is_followed_by_its_line_numbers() -> None:
+    """Four identical blocks: the stored version cannot tell the second from the third (same text, same context);
+    the line numbers it was recorded at can, and the diff carries it."""
+    block = "row()\nrow()\nend()\n"
+    old = "head\n" + block * 4 + "tail\n"
+    resource = "repo://t.py#L5-L7"  # the second copy
+    stored = _stored(resource, old)
+    tracked = track_evidence(resource, old.encode(), ("head\nnew\n" + block * 4 + "tail\n").encode(), stored)
+    assert (tracked.verdict, tracked.span, tracked.resource, tracked.version) == (
+        Verdict.MOVED,
+        (6, 8),
+        "repo://t.py#L6-L8",
+        stored,
+    )
+    assert tracked.diff_aware

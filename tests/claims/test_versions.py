@@ -12,6 +12,8 @@ from bot.claims import resolve_evidence
 from bot.claims.text import FileText, split_lines
 from bot.claims.versions import (
     EMPTY_HASH,
+    LinesVersion,
+    canonical_selected_count,
     file_version,
     lines_version,
     parse_file_version,
@@ -152,3 +154,99 @@ def test_whole_file_ignores_previous_version_and_directories_resolve_to_nothing(
     assert found is not None and found.version == file_version(FileText(TEXT)) and found.span is None
     assert resolve_evidence("repo://x/", b"", None) is None
     assert resolve_evidence("repo://x.txt", None) is None
+
+
+def _canonical(meta: dict, content_hash: str = "a" * 64) -> str:
+    """A token whose metadata is written exactly as OpenWiki writes it (the sweep's fast path)."""
+    return _token(meta, content_hash)
+
+
+def test_canonical_selected_count_reads_only_tokens_written_as_openwiki_writes_them() -> None:
+    """The sweep's fast path: the count of a canonical token, None (use the full parser) for anything else."""
+    assert canonical_selected_count(lines_version(FileText(TEXT), 1, 4)) == 3
+    assert canonical_selected_count(_canonical(_meta(selectedLineCount=10**15 - 1))) == 10**15 - 1
+    spaced = _token(json.dumps(_meta()))  # valid JSON, not canonical: spaces after the separators
+    reordered = _token(json.dumps(dict(reversed(list(_meta().items()))), separators=(",", ":")))
+    payload = _canonical(_meta()).rsplit(":", 1)[1]
+    for token in (
+        spaced,
+        reordered,
+        _canonical(_meta(selectedLineCount=10**15)),  # 16 digits: the full parser decides
+        "repo-file-v1:sha256:" + "a" * 64,
+        "repo-lines-v1:sha256:" + "a" * 64 + ":" + "QUJD",  # 90 characters of which the metadata is "ABC"
+        "repo-lines-v1:sha256:" + "a" * 64 + ":QUJ",  # too short to hold metadata
+        "repo-lines-v1:sha256:" + "a" * 64 + "!" + payload,
+        "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload + "=",
+        "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload.replace("_", "/").replace("-", "+") + "+",
+        "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload + "A",  # not base64 of whole bytes
+    ):
+        assert canonical_selected_count(token) is None, token
+    # Both paths agree: what the fast path declines, the full parser reads (or refuses) on its own.
+    assert parse_lines_version(spaced) == parse_lines_version(_canonical(_meta()))._replace(token=spaced)  # type: ignore[union-attr]
+    assert parse_lines_version(reordered) == parse_lines_version(_canonical(_meta()))._replace(token=reordered)  # type: ignore[union-attr]
+
+
+def test_parsed_fields_are_the_metadatas() -> None:
+    token = _canonical(_meta(), content_hash="f" * 64)
+    assert parse_lines_version(token) == LinesVersion(token, "f" * 64, 2, "b" * 64, "c" * 64, 1, "d" * 64, 3, "e" * 64)
+    spaced = _token(json.dumps(_meta(precedingContextLineCount=0, followingContextLineCount=0)), "0" * 64)
+    assert parse_lines_version(spaced) == LinesVersion(
+        spaced, "0" * 64, 2, "b" * 64, "c" * 64, 0, "d" * 64, 0, "e" * 64
+    )
+
+
+@pytest.mark.parametrize("key", ["precedingContextLineCount", "followingContextLineCount"])
+@pytest.mark.parametrize(
+    ("count", "valid"), [(-1, False), (0, True), (3, True), (4, False), (3.0, True), (True, False)]
+)
+@pytest.mark.parametrize("layout", ["canonical", "spaced"])
+def test_context_counts_are_0_to_3_in_either_layout(key: str, count: object, valid: bool, layout: str) -> None:
+    meta = _meta(**{key: count})
+    token = _canonical(meta) if layout == "canonical" else _token(json.dumps(meta))
+    parsed = parse_lines_version(token)
+    assert (parsed is not None) == valid
+    if parsed is not None:
+        assert getattr(parsed, "preceding_count" if key.startswith("preceding") else "following_count") == count
+
+
+@pytest.mark.parametrize(
+    ("count", "valid"), [(1, True), (2**53 - 1, True), (2**53, False), (-(2**53 - 1), False), (10**16, False)]
+)
+@pytest.mark.parametrize("layout", ["canonical", "spaced"])
+def test_selected_count_is_a_positive_safe_integer_in_either_layout(count: int, valid: bool, layout: str) -> None:
+    meta = _meta(selectedLineCount=count)
+    token = _canonical(meta) if layout == "canonical" else _token(json.dumps(meta))
+    parsed = parse_lines_version(token)
+    assert (parsed.selected_count if parsed else None) == (count if valid else None)
+
+
+@pytest.mark.parametrize("key", [k for k in _meta() if k.endswith("Hash")])
+@pytest.mark.parametrize("bad", [None, 7, "A" * 64, "a" * 65, "g" * 64])
+def test_every_hash_must_be_64_lower_case_hex_digits(key: str, bad: object) -> None:
+    assert parse_lines_version(_token(json.dumps(_meta(**{key: bad})))) is None
+    assert parse_lines_version(_token(json.dumps(_meta()))) is not None
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "preceding", "following"),
+    [(0, 1, 0, 3), (1, 2, 1, 3), (2, 3, 2, 3), (4, 5, 3, 3), (4, 6, 3, 2), (4, 7, 3, 1), (4, 8, 3, 0), (0, 8, 0, 0)],
+)
+def test_context_is_up_to_three_lines_each_side(start: int, end: int, preceding: int, following: int) -> None:
+    text = FileText(TEXT)
+    parsed = parse_lines_version(lines_version(text, start, end))
+    assert parsed is not None
+    assert parsed.selected_count == end - start
+    assert (parsed.first_hash, parsed.last_hash) == (_sha(text.lines[start]), _sha(text.lines[end - 1]))
+    assert (parsed.preceding_count, parsed.following_count) == (preceding, following)
+    assert parsed.preceding_hash == _sha(b"".join(text.lines[start - preceding : start]))
+    assert parsed.following_hash == _sha(b"".join(text.lines[end : end + following]))
+    assert parsed.content_hash == _sha(b"".join(text.lines[start:end]))
+
+
+@pytest.mark.parametrize(
+    "token",
+    [None, 7, "repo-file-v1:sha256:" + "A" * 64, "repo-file-v1:sha256:" + "a" * 63, "repo-file-v1:sha256:" + "a" * 64 + "\n",
+     "repo-file-v1:sha1:" + "a" * 64, "x-repo-file-v1:sha256:" + "a" * 64],
+)  # fmt: skip
+def test_malformed_file_tokens_are_no_version(token: object) -> None:
+    assert parse_file_version(token) is None

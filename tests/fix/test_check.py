@@ -10,12 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 from conftest import GitRepo
-from fixtools import Prepared, cid, prepare, write_grounded
+from fixtools import TAX, WIKI, Prepared, answer, cid, decision, edit, prepare, write_grounded
 
 from bot.claims import resolve_evidence
 from bot.claims.sidecar import EvidenceRecord
 from bot.claims.verdicts import Verdict
-from bot.fix.check import current_evidence, reanchored
+from bot.fix.answer import PageAnswer
+from bot.fix.check import MAX_EDIT, MAX_STATEMENT, Checked, check_answer, current_evidence, reanchored
 from bot.fix.work import ClaimWork, PageWork
 
 APP_V1 = '"""The app."""\n\n\ndef serve(request):\n    return request.path\n\n\nRATE = 3\n'
@@ -155,3 +156,38 @@ def test_a_confirm_of_gone_or_unreadable_evidence_says_why(changed: Prepared) ->
     error = binary.result.evidence[0].error
     assert error
     assert current_evidence(binary) == (None, f"its evidence repo://src/blob.py#L1-L1 cannot be read: {error}")
+
+
+# -- the limits, on the fix tests' shop (fixtools): the cart page's tax claim is to decide --------------------
+
+
+async def _check(shop: Prepared, *claims: dict, edits: list[dict] | None = None) -> Checked:
+    return await check_answer(
+        PageAnswer.model_validate(answer(*claims, edits=edits)), shop.page("cart.md"), shop.view, WIKI
+    )
+
+
+async def test_a_statement_may_be_as_long_as_the_limit_and_no_longer(shop: Prepared) -> None:
+    longest = "x" * MAX_STATEMENT
+    checked = await _check(shop, decision(TAX, "update", statement=longest))
+    assert checked.ok, checked.problems
+    assert checked.decisions[TAX].statement == longest
+    refused = await _check(shop, decision(TAX, "update", statement=longest + "x"))
+    assert refused.claim_problems == {TAX: f"claim {TAX}: the statement must be 1 to 2000 characters"}
+
+
+async def test_an_edit_may_replace_with_as_much_text_as_the_limit_and_no_more(shop: Prepared) -> None:
+    longest = "y" * MAX_EDIT
+    checked = await _check(shop, decision(TAX, "retract"), edits=[edit("The tax rate is 20%.", longest)])
+    assert checked.ok, checked.problems
+    assert checked.text == shop.page("cart.md").text.replace("The tax rate is 20%.", longest)
+    refused = await _check(shop, decision(TAX, "retract"), edits=[edit("The tax rate is 20%.", longest + "y")])
+    assert refused.other_problems == ["edit refused: the search text is empty or the replacement too long"]
+    assert refused.text == shop.page("cart.md").text
+
+
+async def test_a_statement_quoting_names_its_evidence_lacks_is_refused_naming_the_first(shop: Prepared) -> None:
+    checked = await _check(shop, decision(TAX, "update", statement="`TAX_RATE` feeds `vat_table` and `Basket`."))
+    assert checked.claim_problems == {
+        TAX: f"claim {TAX}: the statement quotes `vat_table`, which its evidence does not contain"
+    }
