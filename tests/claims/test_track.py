@@ -9,13 +9,13 @@ import pytest
 from conftest import GitRepo
 from fixtools import write_grounded
 
-from bot.claims import OpenWikiVerdict, Verdict, resolve_evidence, track_evidence
+from bot.claims import OpenWikiVerdict, Tracked, Verdict, resolve_evidence, track_evidence
 from bot.claims.report import render_json
 from bot.claims.resources import parse_resource
 from bot.claims.sweep import SweepOptions
 from bot.claims.text import FileText
-from bot.claims.track import ChangedFile, openwiki_verdict, track
-from bot.claims.versions import file_version
+from bot.claims.track import ChangedFile, openwiki_verdict, reference_verdict, track
+from bot.claims.versions import file_version, lines_version
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 
@@ -175,25 +175,44 @@ def test_a_span_of_a_deleted_file_is_found_where_the_change_added_it() -> None:
     assert gone == (Verdict.UNRESOLVED, None, None, None, BODY, None, None, True, None)
 
 
-def test_a_span_that_kept_only_its_distinctive_line_is_stale_not_gone() -> None:
+@pytest.mark.parametrize("above", ["", "a = 1\n\ndef f():\n"], ids=["at the top of the file", "further down"])
+def test_a_span_that_kept_only_its_distinctive_line_is_stale_not_gone(above: str) -> None:
     """Two of three lines deleted, none added: the line unique on both sides proves the span is still here, so
     what is left of it is shown as its new text."""
-    old = "a = 1\n\ndef f():\n    special_value = 42\n    return 0\n    return 0\n\nz = 9\n"
-    new = "a = 1\n\ndef f():\n    special_value = 42\n\nz = 9\n"
-    resource = "repo://m.py#L4-L6"
+    old = above + "    special_value = 42\n    return 0\n    return 0\n\nz = 9\n"
+    new = above + "    special_value = 42\n\nz = 9\n"
+    first = above.count("\n") + 1
+    resource = f"repo://m.py#L{first}-L{first + 2}"
     tracked = track_evidence(resource, old.encode(), new.encode(), _stored(resource, old))
-    assert (tracked.verdict, tracked.span, tracked.resource) == (Verdict.STALE, (4, 4), "repo://m.py#L4-L4")
-    assert (tracked.old_text, tracked.new_text) == (
+    assert tracked == Tracked(
+        Verdict.STALE,
+        (first, first),
+        f"repo://m.py#L{first}-L{first}",
+        _stored(f"repo://m.py#L{first}", new),
         "    special_value = 42\n    return 0\n    return 0\n",
         "    special_value = 42\n",
+        diff_aware=True,
     )
-    assert tracked.version == _stored("repo://m.py#L4", new)
     # The same deletion around a line that is common (a blank line) leaves nothing that proves the span stayed.
     common = old.replace("special_value = 42", "")
-    tracked = track_evidence(
-        resource, common.encode(), new.replace("special_value = 42", "").encode(), _stored(resource, common)
+    stored = _stored(resource, common)
+    tracked = track_evidence(resource, common.encode(), new.replace("special_value = 42", "").encode(), stored)
+    assert (tracked.verdict, tracked.anchor) == (Verdict.UNRESOLVED, ("m.py", first))
+
+
+def test_lines_inserted_inside_a_span_make_it_stale_and_wider() -> None:
+    old = "a = 1\nfirst_line()\nsecond_line()\nz = 9\n"
+    new = "a = 1\nfirst_line()\ninserted_one()\ninserted_two()\nsecond_line()\nz = 9\n"
+    tracked = track_evidence("repo://m.py#L2-L3", old.encode(), new.encode(), _stored("repo://m.py#L2-L3", old))
+    assert tracked == Tracked(
+        Verdict.STALE,
+        (2, 5),
+        "repo://m.py#L2-L5",
+        _stored("repo://m.py#L2-L5", new),
+        "first_line()\nsecond_line()\n",
+        "first_line()\ninserted_one()\ninserted_two()\nsecond_line()\n",
+        diff_aware=True,
     )
-    assert (tracked.verdict, tracked.anchor) == (Verdict.UNRESOLVED, ("m.py", 4))
 
 
 def test_a_copy_among_identical_blocks_is_followed_by_its_line_numbers() -> None:
@@ -211,3 +230,184 @@ def test_a_copy_among_identical_blocks_is_followed_by_its_line_numbers() -> None
         stored,
     )
     assert tracked.diff_aware
+
+
+# -- without a base: OpenWiki's algorithm, in Wikiwarden's terms ----------------------------------------------
+
+
+def _text(content: str) -> FileText:
+    return FileText(content.encode())
+
+
+def test_reference_verdict_of_whole_files() -> None:
+    res = parse_resource("repo://src/q.py")
+    stored = _stored("repo://src/q.py", BODY)
+    assert reference_verdict(res, stored, _text(BODY), "src/q.py") == Tracked(
+        Verdict.FRESH, None, "repo://src/q.py", stored
+    )
+    assert reference_verdict(res, stored, _text(BODY), "lib/q.py") == Tracked(
+        Verdict.MOVED, None, "repo://lib/q.py", stored
+    )
+    changed = BODY.replace("pop()", "popleft()")
+    assert reference_verdict(res, stored, _text(changed), "src/q.py") == Tracked(
+        Verdict.STALE, None, "repo://src/q.py", file_version(_text(changed)), new_text=changed
+    )
+    assert reference_verdict(res, stored, None, None) == Tracked(Verdict.UNRESOLVED)
+
+
+def test_reference_verdict_of_spans() -> None:
+    before = OTHER + "\n" + BODY  # BODY at lines 7-11
+    res = parse_resource("repo://src/q.py#L7-L11")
+    stored = _stored("repo://src/q.py#L7-L11", before)
+    assert reference_verdict(res, stored, _text(before), "src/q.py") == Tracked(
+        Verdict.FRESH, (7, 11), "repo://src/q.py#L7-L11", stored
+    )
+    shifted = "# header\n" + before
+    assert reference_verdict(res, stored, _text(shifted), "src/q.py") == Tracked(
+        Verdict.MOVED, (8, 12), "repo://src/q.py#L8-L12", stored
+    )
+    # The same lines in a renamed file: moved, though the line numbers are the same.
+    assert reference_verdict(res, stored, _text(before), "src/queue.py") == Tracked(
+        Verdict.MOVED, (7, 11), "repo://src/queue.py#L7-L11", stored
+    )
+    # Its anchors found and the text between them changed: stale, with what stands there now, and no old text
+    # (without a base, the recorded text is not known).
+    changed = before.replace("pop()", "popleft()")
+    assert reference_verdict(res, stored, _text(changed), "src/q.py") == Tracked(
+        Verdict.STALE,
+        (7, 11),
+        "repo://src/q.py#L7-L11",
+        lines_version(_text(changed), 6, 11),
+        new_text=BODY.replace("pop()", "popleft()"),
+    )
+    # Neither the text nor its anchors, and the file too short for the line numbers: unresolved.
+    assert reference_verdict(res, stored, _text("x = 1\n"), "src/q.py") == Tracked(Verdict.UNRESOLVED)
+    assert reference_verdict(res, stored, None, None) == Tracked(Verdict.UNRESOLVED)
+
+
+def test_reference_verdict_keeps_a_copy_among_identical_blocks_where_it_is() -> None:
+    """Four identical blocks, the second cited, nothing changed: fresh at its own lines (the search alone could
+    not tell it from the third)."""
+    text = "head\n" + "row()\nrow()\nend()\n" * 4 + "tail\n"
+    res = parse_resource("repo://t.py#L5-L7")
+    stored = _stored("repo://t.py#L5-L7", text)
+    assert reference_verdict(res, stored, _text(text), "t.py") == Tracked(
+        Verdict.FRESH, (5, 7), "repo://t.py#L5-L7", stored
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "resource", "new", "verdict", "now"),
+    [
+        # A blank line inserted right above a span that starts with one: the diff keeps the span's blank line in
+        # place and calls the one below it new, so the span's lines no longer map side by side.
+        ("p = 0\n\none()\ntwo()\nq = 1\n", "L2-L4", "p = 0\n\n\none()\ntwo()\nq = 1\n", Verdict.MOVED, (3, 5)),
+        ("p = 0\n\none()\ntwo()\nq = 1\n", "L2-L4", "p = 0\n\n\none()  \ntwo()\nq = 1\n", Verdict.COSMETIC, (3, 5)),
+        # ... the span now ending at the file's last line,
+        ("p = 0\n\none()\ntwo()\n", "L2-L4", "p = 0\n\n\none()  \ntwo()\n", Verdict.COSMETIC, (3, 5)),
+        # ... the blank line above it deleted instead, so the span now starts the file.
+        ("\n\none()\ntwo()\nq = 1\n", "L2-L4", "\none()  \ntwo()\nq = 1\n", Verdict.COSMETIC, (1, 3)),
+    ],
+    ids=["moved", "cosmetic", "cosmetic at the end of the file", "cosmetic at the top of the file"],
+)
+def test_a_span_is_found_where_its_surviving_lines_put_it_when_the_diff_split_it(
+    old: str, resource: str, new: str, verdict: Verdict, now: tuple[int, int]
+) -> None:
+    stored = _stored(f"repo://m.py#{resource}", old)
+    tracked = track_evidence(f"repo://m.py#{resource}", old.encode(), new.encode(), stored)
+    place = f"repo://m.py#L{now[0]}-L{now[1]}"
+    version = stored if verdict is Verdict.MOVED else _stored(place, new)
+    assert tracked == Tracked(verdict, now, place, version, diff_aware=True)
+
+
+def test_a_span_of_a_file_emptied_by_the_change_is_unresolved_with_no_place_to_point_at() -> None:
+    old = "p = 0\n\nspecial_one()\nspecial_two()\nq = 1\n"
+    stored = _stored("repo://m.py#L3-L4", old)
+    tracked = track_evidence("repo://m.py#L3-L4", old.encode(), b"", stored)
+    assert tracked == Tracked(Verdict.UNRESOLVED, old_text="special_one()\nspecial_two()\n", diff_aware=True)
+
+
+def test_a_moved_span_prefers_its_exact_copy_to_a_cosmetically_different_one() -> None:
+    before = OTHER + "\n" + BODY
+    resource = "repo://src/queue.py#L7-L11"
+    stored = _stored(resource, before)
+    copies = [_changed("b.py", None, BODY.replace("\n", "\r\n")), _changed("a.py", None, BODY)]
+    tracked = track(parse_resource(resource), stored, _changed("src/queue.py", before, OTHER), copies)
+    assert tracked == Tracked(Verdict.MOVED, (1, 5), "repo://a.py#L1-L5", stored, diff_aware=True)
+
+
+def test_a_deleted_file_is_looked_for_among_the_files_the_change_added_only() -> None:
+    """A file the change modified already existed: that it now holds the deleted file's text does not make it the
+    deleted file."""
+    stored = _stored("repo://src/q.py", BODY)
+    res = parse_resource("repo://src/q.py")
+    deleted = _changed(None, BODY, None)
+    assert track(res, stored, deleted, [_changed("lib/q.py", "old = 1\n", BODY)]) == Tracked(
+        Verdict.UNRESOLVED, diff_aware=True
+    )
+    assert track(res, stored, deleted, [_changed("lib/q.py", None, BODY)]) == Tracked(
+        Verdict.MOVED, None, "repo://lib/q.py", stored, diff_aware=True
+    )
+
+
+def test_a_function_moved_away_past_a_larger_block_leaving_a_stub_is_moved() -> None:
+    """The stub keeps the old `def` line, and the diff pairs it with the old one; but that line now occurs twice,
+    so it proves nothing about where the span is: the span's text is found where the change added it."""
+    constants = "".join(f"CONST_{i} = {i}\n" for i in range(8))
+    body = "def fetch(url):\n    session = open_session()\n    data = session.get(url)\n    return data\n"
+    old = "import os\n" + body + constants + "END = 1\n"
+    new = "import os\ndef fetch(url):\n    raise NotImplementedError\n" + constants + body + "END = 1\n"
+    stored = _stored("repo://m.py#L2-L5", old)
+    tracked = track_evidence("repo://m.py#L2-L5", old.encode(), new.encode(), stored)
+    assert tracked == Tracked(Verdict.MOVED, (12, 15), "repo://m.py#L12-L15", stored, diff_aware=True)
+
+
+def test_a_span_that_lost_its_distinctive_line_but_kept_most_of_its_lines_is_stale() -> None:
+    """Two of three lines remain (both common ones): most of the span is still there, so it was changed, not
+    deleted, even though no line proves its place and nothing was added."""
+    old = (
+        "def process(order):\n    check_limits(order)\n\n    return order\n\n\ndef other(order):\n\n    return order\n"
+    )
+    new = old.replace("    check_limits(order)\n", "")
+    stored = _stored("repo://m.py#L2-L4", old)
+    tracked = track_evidence("repo://m.py#L2-L4", old.encode(), new.encode(), stored)
+    assert tracked == Tracked(
+        Verdict.STALE,
+        (2, 3),
+        "repo://m.py#L2-L3",
+        _stored("repo://m.py#L2-L3", new),
+        "    check_limits(order)\n\n    return order\n",
+        "\n    return order\n",
+        diff_aware=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("new", "anchor"),
+    [
+        ("import os\nimport sys\n\n\ndef keep():\n    return 2\n", ("m.py", 4)),  # a line added further up
+        ("import os\n\n\ndef keep():\n    return 2\n    # more\n", ("m.py", 3)),  # a line added further down
+    ],
+    ids=["added above", "added below"],
+)
+def test_a_deleted_span_is_unresolved_whatever_the_change_added_elsewhere(new: str, anchor: tuple[str, int]) -> None:
+    """Only lines added in the deleted span's own place would make it stale (something replaced it)."""
+    old = "import os\n\ndef gone():\n    return 1\n\ndef keep():\n    return 2\n"
+    tracked = track_evidence("repo://m.py#L3-L4", old.encode(), new.encode(), _stored("repo://m.py#L3-L4", old))
+    assert tracked == Tracked(
+        Verdict.UNRESOLVED, old_text="def gone():\n    return 1\n", diff_aware=True, anchor=anchor
+    )
+
+
+def test_the_first_line_of_a_file_rewritten_is_stale() -> None:
+    old, new = "VERSION = 1\nimport os\n", "VERSION = 2\nimport os\n"
+    tracked = track_evidence("repo://m.py#L1", old.encode(), new.encode(), _stored("repo://m.py#L1", old))
+    assert tracked == Tracked(
+        Verdict.STALE,
+        (1, 1),
+        "repo://m.py#L1-L1",
+        _stored("repo://m.py#L1", new),
+        "VERSION = 1\n",
+        "VERSION = 2\n",
+        diff_aware=True,
+    )

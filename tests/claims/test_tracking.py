@@ -9,10 +9,11 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.claims import Verdict, resolve_evidence, track_evidence
+from bot.claims import Tracked, Verdict, resolve_evidence, track_evidence
 from bot.claims.resources import parse_resource
 from bot.claims.text import FileText, normalized
 from bot.claims.track import ChangedFile, track
+from bot.claims.versions import file_version, lines_version
 
 VOCABULARY = [
     "",
@@ -185,12 +186,31 @@ def test_generated_edits(edit: Edit) -> None:
             a, b = tracked.span  # type: ignore[misc]
             assert [normalized(x) for x in new_text.lines[a - 1 : b]] == [normalized(x) for x in old_block]
             assert resolve_evidence(tracked.resource, after, tracked.version).version == tracked.version  # type: ignore[arg-type, union-attr]
+            assert tracked.version == lines_version(new_text, a - 1, b)
         elif truth == "changed":
             assert tracked.verdict is Verdict.STALE, context
+            # Exactly where the span's lines now stand, the change included (a line added inside it widens it).
+            a, b = s + 1, e + (1 if edit is append_inside and n > 1 else 0)
+            assert tracked.span == (a, b), context
             assert tracked.old_text == b"".join(old_block).decode()
-            assert tracked.new_text is not None and tracked.span is not None
+            assert tracked.new_text == new_text.join(a - 1, b).decode()
+            assert tracked.version == lines_version(new_text, a - 1, b)
         else:
             assert tracked.verdict is Verdict.UNRESOLVED, context
+            assert (tracked.span, tracked.resource, tracked.version) == (None, None, None)
+            assert tracked.old_text == b"".join(old_block).decode()
+            # Where the text stood: the line that now follows what preceded it (the last line when nothing does).
+            assert tracked.anchor == (("src/x.py", min(s + 1, new_text.line_count)) if new_text.line_count else None)
+        if tracked.span is not None:
+            assert tracked.resource == f"repo://src/x.py#L{tracked.span[0]}-L{tracked.span[1]}"
+        assert tracked.diff_aware, context  # the base matched the stored version: the diff decided
+        assert tracked.error is None
+        if tracked.verdict is not Verdict.STALE:
+            assert tracked.new_text is None
+        if tracked.verdict not in (Verdict.STALE, Verdict.UNRESOLVED):
+            assert tracked.old_text is None
+        if tracked.verdict is not Verdict.UNRESOLVED:
+            assert tracked.anchor is None
     assert sum(outcomes.values()) > 200
 
 
@@ -272,9 +292,20 @@ def test_renamed_file_with_edits_elsewhere() -> None:
 def test_whole_file_evidence(after: str | None, verdict: Verdict, resource: str | None) -> None:
     stored = _stored("repo://src/q.py", BODY.encode())
     tracked = track_evidence("repo://src/q.py", BODY.encode(), after.encode() if after is not None else None, stored)
-    assert (tracked.verdict, tracked.resource, tracked.span) == (verdict, resource, None)
-    if verdict is Verdict.FRESH:
-        assert tracked.version == stored
+    now = file_version(FileText(after.encode())) if after is not None else None
+    version = {Verdict.FRESH: stored, Verdict.COSMETIC: now, Verdict.STALE: now, Verdict.UNRESOLVED: None}[verdict]
+    stale = verdict is Verdict.STALE
+    assert tracked == (
+        verdict,
+        None,
+        resource,
+        version,
+        BODY if stale else None,
+        after if stale else None,
+        None,
+        True,
+        None,
+    )
 
 
 def test_whole_file_renamed_and_deleted_then_found_among_added_files() -> None:
@@ -295,6 +326,11 @@ def test_unknown_base_falls_back_to_openwiki() -> None:
     # The base does not match the stored version either: same fallback.
     tracked = track_evidence("repo://q.py#L2-L3", b"unrelated\n", moved, stored)
     assert (tracked.verdict, tracked.diff_aware) == (Verdict.MOVED, False)
+    # Gone with no base to follow it from: OpenWiki's answer, unresolved, not decided by a diff.
+    assert track_evidence("repo://q.py#L2-L3", None, None, stored) == Tracked(Verdict.UNRESOLVED)
+    assert track_evidence("repo://q.py", None, None, _stored("repo://q.py", BODY.encode())) == Tracked(
+        Verdict.UNRESOLVED
+    )
 
 
 def test_bad_resources_are_errors_not_exceptions() -> None:

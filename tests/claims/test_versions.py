@@ -179,6 +179,7 @@ def test_canonical_selected_count_reads_only_tokens_written_as_openwiki_writes_t
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload + "=",
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload.replace("_", "/").replace("-", "+") + "+",
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload + "A",  # not base64 of whole bytes
+        "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload[:40] + "." + payload[40:],  # outside the alphabet
     ):
         assert canonical_selected_count(token) is None, token
     # Both paths agree: what the fast path declines, the full parser reads (or refuses) on its own.
