@@ -1,10 +1,10 @@
 """Mutation testing of the core: would the tests notice if a rule broke?
 
-Each mutant is one small change to one module (a comparison swapped, a `+` turned into `-`, a constant off by
-one, a statement deleted, ...). The module's tests run against it; a failing run (or one that hangs past the
-timeout) kills the mutant, a passing run lets it survive. A survivor is a rule the tests do not pin, unless the
-mutant is equivalent (it changes nothing observable); those are judged by hand, with the reason, in
-bench/mutation_equivalent.json.
+Each mutant is one small change to one module (a comparison swapped, a `+` turned into `-`, a constant off by one, a
+statement deleted, a regex quantifier off by one, `fullmatch` made `match`, ...). The module's tests run against it;
+a failing run (or one that hangs past the timeout) kills the mutant, a passing run lets it survive. A survivor is a
+rule the tests do not pin, unless the mutant is equivalent (it changes nothing observable); those are judged by
+hand, with the reason, in bench/mutation_equivalent.json.
 
     python bench/mutation.py                                   # every module with a default test selection
     python bench/mutation.py bot/claims/linediff.py            # one module, its default tests
@@ -30,6 +30,7 @@ import ast
 import copy
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -180,6 +181,16 @@ def _expression_mutants(node: ast.AST) -> Iterator[tuple[ast.AST, str]]:
     elif isinstance(node, ast.Constant) and type(node.value) is int:
         yield ast.Constant(node.value + 1), "constant off by one"
         yield ast.Constant(node.value - 1), "constant off by one"
+    elif _is_compiled_pattern(node):
+        assert isinstance(node, ast.Call) and isinstance(node.args[0], ast.Constant)
+        for pattern in _quantifiers_off_by_one(node.args[0].value):
+            mutated = copy.deepcopy(node)
+            mutated.args[0] = ast.Constant(pattern)
+            yield mutated, "regex quantifier off by one"
+    elif isinstance(node, ast.Attribute) and node.attr == "fullmatch":
+        mutated = copy.deepcopy(node)
+        mutated.attr = "match"
+        yield mutated, "fullmatch -> match"
     elif isinstance(node, ast.Slice):
         for bound in ("lower", "upper"):
             value = getattr(node, bound)
@@ -193,6 +204,33 @@ def _expression_mutants(node: ast.AST) -> Iterator[tuple[ast.AST, str]]:
                     shifted = copy.deepcopy(node)
                     setattr(shifted, bound, ast.BinOp(copy.deepcopy(value), op(), ast.Constant(1)))
                     yield shifted, "slice bound off by one"
+
+
+def _is_compiled_pattern(node: ast.AST) -> bool:
+    """`re.compile("...")`: the rule a regex states lives in its literal, which no other operator touches."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "compile"
+        and bool(node.args)
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str | bytes)
+    )
+
+
+def _quantifiers_off_by_one(pattern: str | bytes) -> Iterator[str | bytes]:
+    """The pattern with each bound of each `{m}` / `{m,n}` quantifier one lower and one higher."""
+    text = pattern.decode("latin-1") if isinstance(pattern, bytes) else pattern
+    for match in re.finditer(r"\{(\d+)(?:,(\d+))?\}", text):
+        for group in (1, 2):
+            if match.group(group) is None:
+                continue
+            bound = int(match.group(group))
+            for other in (bound - 1, bound + 1):
+                if other < 0:
+                    continue
+                mutated = text[: match.start(group)] + str(other) + text[match.end(group) :]
+                yield mutated.encode("latin-1") if isinstance(pattern, bytes) else mutated
 
 
 def _sites(tree: ast.Module) -> Iterator[_Site]:

@@ -16,7 +16,7 @@ from bot.claims import resolve_evidence
 from bot.claims.sidecar import EvidenceRecord
 from bot.claims.verdicts import Verdict
 from bot.fix.answer import PageAnswer
-from bot.fix.check import MAX_EDIT, MAX_STATEMENT, Checked, check_answer, current_evidence, reanchored
+from bot.fix.check import Checked, check_answer, current_evidence, reanchored
 from bot.fix.work import ClaimWork, PageWork
 
 APP_V1 = '"""The app."""\n\n\ndef serve(request):\n    return request.path\n\n\nRATE = 3\n'
@@ -168,7 +168,7 @@ async def _check(shop: Prepared, *claims: dict, edits: list[dict] | None = None)
 
 
 async def test_a_statement_may_be_as_long_as_the_limit_and_no_longer(shop: Prepared) -> None:
-    longest = "x" * MAX_STATEMENT
+    longest = "x" * 2000
     checked = await _check(shop, decision(TAX, "update", statement=longest))
     assert checked.ok, checked.problems
     assert checked.decisions[TAX].statement == longest
@@ -177,7 +177,7 @@ async def test_a_statement_may_be_as_long_as_the_limit_and_no_longer(shop: Prepa
 
 
 async def test_an_edit_may_replace_with_as_much_text_as_the_limit_and_no_more(shop: Prepared) -> None:
-    longest = "y" * MAX_EDIT
+    longest = "y" * 20_000
     checked = await _check(shop, decision(TAX, "retract"), edits=[edit("The tax rate is 20%.", longest)])
     assert checked.ok, checked.problems
     assert checked.text == shop.page("cart.md").text.replace("The tax rate is 20%.", longest)
@@ -191,3 +191,61 @@ async def test_a_statement_quoting_names_its_evidence_lacks_is_refused_naming_th
     assert checked.claim_problems == {
         TAX: f"claim {TAX}: the statement quotes `vat_table`, which its evidence does not contain"
     }
+
+
+async def test_the_refusal_the_model_reads_lists_every_problem_claims_first(shop: Prepared) -> None:
+    """`problems` is what the agent sends back to the model when it refuses an answer."""
+    checked = await _check(
+        shop,
+        decision(TAX, "update", statement=""),
+        decision(cid(99), "retract"),
+        edits=[edit("no such text", "x")],
+    )
+    assert checked.problems == [
+        f"claim {TAX}: the statement must be 1 to 2000 characters",
+        f"claim {cid(99)!r} is not one of the claims to decide on this page",
+        "edit refused: its search text occurs 0 times in the page body",
+    ]
+    assert not checked.ok
+
+
+async def test_a_quoted_name_must_stand_in_the_cited_lines_not_just_in_their_file(shop: Prepared) -> None:
+    """`Cart` is in cart.py, on the line just above the cited `__init__`: that does not vouch for it."""
+    init = "repo://src/shop/cart.py#L7-L8"
+    refused = await _check(shop, decision(TAX, "update", statement="`Cart` starts empty.", evidence=[init]))
+    assert refused.claim_problems == {
+        TAX: f"claim {TAX}: the statement quotes `Cart`, which its evidence does not contain"
+    }
+    accepted = await _check(shop, decision(TAX, "update", statement="`self.items` starts empty.", evidence=[init]))
+    assert accepted.ok, accepted.problems
+
+
+async def test_whole_file_evidence_vouches_for_every_name_in_the_file(shop: Prepared) -> None:
+    checked = await _check(
+        shop, decision(TAX, "update", statement="`MAX_WEIGHT_KG` is 30.", evidence=["repo://src/shop/limits.py"])
+    )
+    assert checked.ok, checked.problems
+    assert [r.resource for r in checked.decisions[TAX].evidence] == ["repo://src/shop/limits.py"]
+
+
+async def test_each_refused_edit_is_refused_once_and_applies_nothing(shop: Prepared) -> None:
+    """One refusal per edit, whatever else is wrong with it; a refused edit changes nothing later edits see; an
+    edit of another file is named as a trespass (the agent then distrusts the whole answer)."""
+    checked = await _check(
+        shop,
+        decision(TAX, "retract"),
+        edits=[
+            edit("no such text", "x", file="src/shop/cart.py"),  # another file, and its search text is not here
+            edit("", "x"),  # an empty search text
+            edit("item", "THE CART"),  # twice in the body
+            edit("THE CART", "the cart"),  # only there if the refused edit had been applied
+        ],
+    )
+    assert checked.other_problems == [
+        "edit refused: 'src/shop/cart.py' is a file outside the wiki; the fix may only change the prose of openwiki/cart.md",
+        "edit refused: the search text is empty or the replacement too long",
+        "edit refused: its search text occurs 2 times in the page body",
+        "edit refused: its search text occurs 0 times in the page body",
+    ]
+    assert checked.trespass == ["src/shop/cart.py"]
+    assert checked.text == shop.page("cart.md").text
