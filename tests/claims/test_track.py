@@ -385,17 +385,18 @@ def test_a_span_that_lost_its_distinctive_line_but_kept_most_of_its_lines_is_sta
 @pytest.mark.parametrize(
     ("new", "anchor"),
     [
-        ("import os\nimport sys\n\n\ndef keep():\n    return 2\n", ("m.py", 4)),  # a line added further up
-        ("import os\n\n\ndef keep():\n    return 2\n    # more\n", ("m.py", 3)),  # a line added further down
+        ("import os\nimport sys\n\n\n\ndef keep():\n    return 2\n", ("m.py", 4)),  # a line added further up
+        ("import os\n\n\n\ndef keep():\n    return 2\n    # more\n", ("m.py", 3)),  # a line added further down
     ],
     ids=["added above", "added below"],
 )
 def test_a_deleted_span_is_unresolved_whatever_the_change_added_elsewhere(new: str, anchor: tuple[str, int]) -> None:
-    """Only lines added in the deleted span's own place would make it stale (something replaced it)."""
-    old = "import os\n\ndef gone():\n    return 1\n\ndef keep():\n    return 2\n"
-    tracked = track_evidence("repo://m.py#L3-L4", old.encode(), new.encode(), _stored("repo://m.py#L3-L4", old))
+    """The function is deleted; only a blank line of the span is left, which proves nothing. Lines added in the span's
+    own place would have made it stale (something replaced it); lines added elsewhere do not."""
+    old = "import os\n\ndef gone():\n    return 1\n\n\ndef keep():\n    return 2\n"
+    tracked = track_evidence("repo://m.py#L3-L5", old.encode(), new.encode(), _stored("repo://m.py#L3-L5", old))
     assert tracked == Tracked(
-        Verdict.UNRESOLVED, old_text="def gone():\n    return 1\n", diff_aware=True, anchor=anchor
+        Verdict.UNRESOLVED, old_text="def gone():\n    return 1\n\n", diff_aware=True, anchor=anchor
     )
 
 

@@ -251,3 +251,18 @@ def test_context_is_up_to_three_lines_each_side(start: int, end: int, preceding:
 )  # fmt: skip
 def test_malformed_file_tokens_are_no_version(token: object) -> None:
     assert parse_file_version(token) is None
+
+
+def test_metadata_followed_by_anything_is_not_canonical() -> None:
+    """White space after the object is still JSON (the full parser reads it, as JavaScript's JSON.parse does);
+    anything else after it makes the token no version. The fast path takes neither."""
+    canonical = lines_version(FileText(TEXT), 1, 4)
+    raw = base64.urlsafe_b64decode(canonical[86:] + "=" * (-len(canonical[86:]) % 4))
+
+    def followed_by(tail: bytes) -> str:
+        return canonical[:86] + base64.urlsafe_b64encode(raw + tail).rstrip(b"=").decode()
+
+    assert canonical_selected_count(followed_by(b" ")) is None
+    assert parse_lines_version(followed_by(b" ")) == parse_lines_version(canonical)._replace(token=followed_by(b" "))  # type: ignore[union-attr]
+    assert canonical_selected_count(followed_by(b"x")) is None
+    assert parse_lines_version(followed_by(b"x")) is None

@@ -249,3 +249,21 @@ async def test_each_refused_edit_is_refused_once_and_applies_nothing(shop: Prepa
     ]
     assert checked.trespass == ["src/shop/cart.py"]
     assert checked.text == shop.page("cart.md").text
+
+
+@pytest.mark.parametrize(
+    ("quoted", "checked_as_a_name"),
+    [("Q", True), ("q" * 200, True), ("q" * 201, False)],
+    ids=["one character", "200 characters", "201 characters"],
+)
+async def test_names_of_1_to_200_characters_in_backticks_are_checked(
+    shop: Prepared, quoted: str, checked_as_a_name: bool
+) -> None:
+    """Longer backticked text is not taken for an identifier (and bounds the work the check does)."""
+    checked = await _check(shop, decision(TAX, "update", statement=f"`{quoted}` is the tax rate."))
+    if checked_as_a_name:
+        assert checked.claim_problems == {
+            TAX: f"claim {TAX}: the statement quotes `{quoted}`, which its evidence does not contain"
+        }
+    else:
+        assert checked.ok, checked.problems
