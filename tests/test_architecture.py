@@ -1,7 +1,7 @@
 """The shape of the code, read from its imports with `ast`: imports point inward and never loop.
 
 - no import loop among the modules of `bot/` (imports inside functions and under TYPE_CHECKING count too);
-- the pure core (`bot/claims`, `bot/okf`, `bot/fix`) imports nothing of `bot/` beyond itself (and the package
+- the pure core (`bot/claims`, `bot/okf`, `bot/fix`, `bot/ground`) imports nothing of `bot/` beyond itself (and the package
   root, which holds only the version);
 - each layer imports only the layers below it: `source/` and `agent/` the core (never `github/`), the use
   cases the core, `source/` and `agent/`; `github/` and `jobs/` sit above; the faces on top;
@@ -22,7 +22,7 @@ import pytest
 
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
-CORE = {"claims", "okf", "fix"}
+CORE = {"claims", "okf", "fix", "ground"}
 INFRASTRUCTURE = {"settings", "metrics", "logs"}  # leaves every layer above the core may use
 FACES = {"cli", "demo", "web", "worker", "__main__"}
 # What each part of bot/ may import (besides itself, and the package root `bot` for the version).
@@ -30,6 +30,7 @@ ALLOWED: dict[str, set[str]] = {
     "claims": set(),
     "okf": {"claims"},
     "fix": {"claims", "okf"},
+    "ground": {"claims", "okf", "fix"},
     "settings": set(),
     "metrics": set(),
     "logs": set(),

@@ -1,0 +1,263 @@
+"""References: the inline code spans and links of a page that name a repository path or a definition of the
+symbol index, and what the change from a base did to them.
+
+A span is only a *reference* if it resolved at the base: values, commands and prose in backticks (`True`,
+`npm install`, `--force`, `42`) name no path and no definition, so they never raise an alarm. A reference is
+*dead* when the change removed what it named: no file at the path any more, no definition of the name left
+anywhere. Moved to another file is not dead (the name still resolves); renamed is reported with the new name
+when the change shows it (the same body under another name). Pure: page text, paths and definitions in, findings
+out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Literal
+
+from .symbols import Definition, SymbolIndex
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+_IDENTIFIER = r"[A-Za-z_$][\w$]*"
+# `drain`, `drain()`, `drain(q, n)`, `TaskQueue.drain`, `queue::drain`, `Queue#drain`: a name and its containers.
+_SYMBOL = re.compile(rf"(?P<name>{_IDENTIFIER}(?:(?:\.|::|#){_IDENTIFIER})*)(?:\([^()]*\))?")
+_LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L\d+)?)$")  # `src/q.py:12`, `src/q.py#L3-L9`
+_FRONT_MATTER = re.compile(r"\A\ufeff?---\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
+MAX_SPAN = 200  # longer code spans are code, not a name
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A code span or a link of a page, as written, and the page line (1-based) it stands on."""
+
+    text: str
+    kind: Literal["code", "link"]
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a mention names: a path of the repository, or a definition in it."""
+
+    path: str
+    definition: Definition | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.definition.qualified} ({self.path})" if self.definition else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    page: str
+    mention: Mention
+    targets: tuple[Target, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeadReference:
+    """A reference whose target is gone: removed, or renamed (`renamed_to` then says to what)."""
+
+    page: str
+    mention: Mention
+    target: Target  # what it named at the base
+    renamed_to: Definition | None = None
+    gone_path: bool = False  # the path itself is gone (else: the definition is)
+
+    @property
+    def what(self) -> str:
+        return "renamed" if self.renamed_to is not None else "removed"
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # noqa: PLC0415 - parsed only when pages are read for references
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def mentions(page_text: str) -> list[Mention]:
+    """Every inline code span and every link target of the page's Markdown (not its front matter, not code
+    blocks), with the line each stands on."""
+    front = _FRONT_MATTER.match(page_text)
+    offset = page_text.count("\n", 0, front.end()) if front else 0
+    body = page_text[front.end() :] if front else page_text
+    lines = body.split("\n")
+    found: list[Mention] = []
+    for token in _markdown().parse(body):
+        if token.type != "inline" or not token.children:
+            continue
+        first = token.map[0] if token.map else 0
+        last = token.map[1] if token.map else first + 1
+        for child in token.children:
+            if child.type == "code_inline":
+                text, kind = child.content, "code"
+            elif child.type == "link_open":
+                text, kind = str(child.attrs.get("href") or ""), "link"
+            else:
+                continue
+            if not text or len(text) > MAX_SPAN:
+                continue
+            line = next((n for n in range(first, last) if text in lines[n]), first)
+            found.append(Mention(text, kind, offset + line + 1))  # type: ignore[arg-type]
+    return found
+
+
+def _path_of(mention: Mention, page: str) -> str | None:
+    """The repository path a mention may name, normalised; None when it cannot be one."""
+    text = mention.text.strip()
+    if mention.kind == "link":
+        if re.match(r"^[a-z][a-z0-9+.-]*:", text, re.I) or text.startswith("#"):
+            return None  # another scheme (https:, mailto:) or an anchor of the page itself
+        text = text.split("#", 1)[0].split("?", 1)[0]
+        if not text:
+            return None
+        joined = text.lstrip("/") if text.startswith("/") else posixpath.join(posixpath.dirname(page), text)
+        path = posixpath.normpath(joined)
+        return None if path.startswith("../") or path in (".", "..") else path
+    text = _LOCATION.sub("", text)
+    if " " in text or not text or text.startswith("-"):
+        return None
+    path = posixpath.normpath(text.removeprefix("./").lstrip("/"))
+    return None if path.startswith("../") or path in (".", "..") else path
+
+
+def _symbol_of(mention: Mention) -> str | None:
+    """The dotted name a code span may name (`Queue#drain()` → `Queue.drain`); None when it is not a name."""
+    if mention.kind != "code":
+        return None
+    matched = _SYMBOL.fullmatch(mention.text.strip())
+    if matched is None:
+        return None
+    return re.sub(r"::|#", ".", matched["name"])
+
+
+def resolve(mention: Mention, page: str, paths: Collection[str], index: SymbolIndex) -> tuple[Target, ...]:
+    """What a mention names in a repository of `paths` (files, and the folders they make) and `index`."""
+    path = _path_of(mention, page)
+    if path is not None and (path in paths or _is_folder(path, paths)):
+        return (Target(path),)
+    name = _symbol_of(mention)
+    if name is None:
+        return ()
+    return tuple(Target(d.path, d) for d in lookup(name, index))
+
+
+def lookup(name: str, index: SymbolIndex) -> list[Definition]:
+    """The definitions a dotted name may mean: by its qualified name, else (one segment) by its name, else by
+    its last segment when its first names the file (`queue.drain` for `drain` in `queue.py`)."""
+    found = index.qualified(name)
+    if found:
+        return found
+    if "." not in name:
+        return index.named(name)
+    head, _, last = name.rpartition(".")
+    module = head.rsplit(".", 1)[-1]
+    return [d for d in index.named(last) if posixpath.splitext(posixpath.basename(d.path))[0] == module]
+
+
+def _is_folder(path: str, paths: Collection[str]) -> bool:
+    prefix = path.rstrip("/") + "/"
+    return any(p.startswith(prefix) for p in paths)
+
+
+def references(
+    page: str, page_text: str, paths: Collection[str], index: SymbolIndex, skip: Callable[[str], bool] | None = None
+) -> list[Reference]:
+    """The page's mentions that resolve: its references (`skip` leaves out targets such as the wiki itself)."""
+    found = []
+    for mention in mentions(page_text):
+        targets = tuple(t for t in resolve(mention, page, paths, index) if not (skip and skip(t.path)))
+        if targets:
+            found.append(Reference(page, mention, targets))
+    return found
+
+
+def dead_paths(found: Iterable[Reference], paths: Collection[str]) -> list[DeadReference]:
+    """References to a path (not a definition) that does not exist in `paths` (a full sweep's finding)."""
+    return [
+        DeadReference(ref.page, ref.mention, target, gone_path=True)
+        for ref in found
+        for target in ref.targets
+        if target.definition is None and target.path not in paths and not _is_folder(target.path, paths)
+    ]
+
+
+@dataclass(frozen=True)
+class ChangedCode:
+    """What the change did to the code pages can name: the paths before and after, and the definitions of the
+    files it changed, on both sides (the other files' are the same on both, and not needed)."""
+
+    paths_before: Collection[str]
+    paths_after: Collection[str]
+    changed: Collection[str]  # paths the change touched, on either side
+    before: SymbolIndex  # definitions in the changed files at the base
+    after: SymbolIndex  # ... and at the head
+
+
+def _body(definition: Definition, lines: list[str]) -> str:
+    """A definition's text without its name (the signature's name replaced), to see the same code renamed."""
+    text = "\n".join(line.strip() for line in lines[definition.start - 1 : definition.end])
+    return re.sub(rf"\b{re.escape(definition.name)}\b", "\0", text, count=1)
+
+
+def dead_after(
+    found: Iterable[Reference],
+    code: ChangedCode,
+    still_defined: Callable[[str], bool],
+    texts_before: Callable[[str], list[str]] | None = None,
+    texts_after: Callable[[str], list[str]] | None = None,
+) -> list[DeadReference]:
+    """The references (resolved at the base) whose every target the change removed.
+
+    A definition target is gone when it stood in a changed file and no file at the head defines its name: not a
+    changed one (`code.after`), and not an unchanged one (`still_defined(name)`, which the caller answers from
+    the base's other files). When the head has one new definition whose body is the removed one's, it was
+    renamed to it.
+    """
+    dead = []
+    for ref in found:
+        alive = False
+        gone: list[DeadReference] = []
+        for target in ref.targets:
+            definition = target.definition
+            if definition is None:
+                if target.path in code.paths_after or _is_folder(target.path, code.paths_after):
+                    alive = True
+                else:
+                    gone.append(DeadReference(ref.page, ref.mention, target, gone_path=True))
+                continue
+            if definition.path not in code.changed or lookup(definition.qualified, code.after):
+                alive = True
+                continue
+            if still_defined(definition.qualified):
+                alive = True
+                continue
+            renamed = _renamed(definition, code, texts_before, texts_after)
+            gone.append(DeadReference(ref.page, ref.mention, target, renamed_to=renamed))
+        if not alive and gone:
+            dead.append(gone[0])
+    return dead
+
+
+def _renamed(
+    definition: Definition,
+    code: ChangedCode,
+    texts_before: Callable[[str], list[str]] | None,
+    texts_after: Callable[[str], list[str]] | None,
+) -> Definition | None:
+    if texts_before is None or texts_after is None:
+        return None
+    body = _body(definition, texts_before(definition.path))
+    before_names = {d.qualified for d in code.before.definitions}
+    new = [
+        d
+        for d in code.after.definitions
+        if d.qualified not in before_names and d.kind == definition.kind and _body(d, texts_after(d.path)) == body
+    ]
+    return new[0] if len(new) == 1 else None

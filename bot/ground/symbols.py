@@ -1,0 +1,332 @@
+"""The symbol index: the definitions of a repository's code (functions, classes, methods, types, constants), each
+with its file and line range, read with tree-sitter grammars.
+
+Only what a page can name from outside is indexed: top-level definitions and the members of classes, impls,
+traits, interfaces and modules, qualified by their container (`TaskQueue.drain`, `Queue.Drain` for a Go method
+on `*Queue`). Bodies of functions are not entered: a local variable is nobody's API. A file of a language without
+a grammar here contributes its path only (the caller keeps the paths). Pure: bytes in, definitions out.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ..claims.resources import canonical_resource
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser
+
+LANGUAGE_OF_SUFFIX = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+}
+MAX_INDEXED_BYTES = 1 << 20  # a generated or vendored file of megabytes is not what a page describes
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    name: str  # as written: `drain`
+    qualified: str  # with its containers, dot-separated: `TaskQueue.drain`
+    kind: str  # function, method, class, type, constant, variable, module, macro
+    path: str
+    start: int  # 1-based, inclusive: the definition itself (with `export`; without decorators or doc comments)
+    end: int
+
+    @property
+    def resource(self) -> str:
+        """The `repo://` resource of the definition's lines (canonical, as OpenWiki writes it)."""
+        return canonical_resource(f"repo://{self.path}#L{self.start}-L{self.end}")
+
+
+def language_of(path: str) -> str | None:
+    """The grammar for a file, by its suffix; None: files and paths only."""
+    dot = path.rfind(".")
+    return LANGUAGE_OF_SUFFIX.get(path[dot:].lower()) if dot > path.rfind("/") else None
+
+
+# Each language's grammar package on PyPI and the function that gives its language.
+_GRAMMARS = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+}
+
+
+@cache
+def _parser(language: str) -> Parser:
+    """One parser per language, built on first use (a grammar is imported only when a file needs it)."""
+    from tree_sitter import Language, Parser  # noqa: PLC0415 - only grounding and references pay for the parsers
+
+    module, function = _GRAMMARS[language]
+    return Parser(Language(getattr(importlib.import_module(module), function)()))
+
+
+def _text(node: Node | None) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+
+
+def _lines(node: Node) -> tuple[int, int]:
+    end = node.end_point
+    # A node ending at column 0 of a line ends on the line before (its last newline belongs to it).
+    last = end.row if end.column > 0 or end.row == node.start_point.row else end.row - 1
+    return node.start_point.row + 1, last + 1
+
+
+@dataclass
+class _Walk:
+    path: str
+    found: list[Definition] = field(default_factory=list)
+
+    def add(self, node: Node, name: str, kind: str, scope: tuple[str, ...], span: Node | None = None) -> None:
+        if not name:
+            return
+        start, end = _lines(span or node)
+        self.found.append(Definition(name, ".".join((*scope, name)), kind, self.path, start, end))
+
+
+# -- Python ------------------------------------------------------------------------------------------------
+
+
+def _python(walk: _Walk, node: Node, scope: tuple[str, ...], in_class: bool) -> None:
+    for child in node.named_children:
+        target, span = child, child
+        if child.type == "decorated_definition":
+            target = child.child_by_field_name("definition") or child
+            span = target
+        if target.type == "class_definition":
+            name = _text(target.child_by_field_name("name"))
+            walk.add(target, name, "class", scope, span)
+            body = target.child_by_field_name("body")
+            if body is not None:
+                _python(walk, body, (*scope, name), in_class=True)
+        elif target.type == "function_definition":
+            walk.add(target, _text(target.child_by_field_name("name")), "method" if in_class else "function", scope)
+        elif child.type == "expression_statement":
+            for assignment in child.named_children:
+                if assignment.type == "assignment":
+                    left = assignment.child_by_field_name("left")
+                    if left is not None and left.type == "identifier":
+                        name = _text(left)
+                        kind = "constant" if name.isupper() or in_class else "variable"
+                        walk.add(child, name, kind, scope)
+
+
+# -- JavaScript and TypeScript ---------------------------------------------------------------------------------
+
+_JS_TYPES = {"interface_declaration", "type_alias_declaration", "enum_declaration"}
+_JS_FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_signature"}
+_JS_CLASSES = {"class_declaration", "abstract_class_declaration"}
+_JS_FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
+
+
+def _javascript(walk: _Walk, node: Node, scope: tuple[str, ...]) -> None:
+    for child in node.named_children:
+        span = child
+        target = child
+        if child.type == "export_statement":
+            target = child.child_by_field_name("declaration") or child
+        elif child.type == "expression_statement" and child.named_children:
+            target = child.named_children[0]  # a TypeScript namespace stands in an expression statement
+        if target.type in _JS_FUNCTIONS:
+            walk.add(target, _text(target.child_by_field_name("name")), "function", scope, span)
+        elif target.type in _JS_CLASSES:
+            name = _text(target.child_by_field_name("name"))
+            walk.add(target, name, "class", scope, span)
+            body = target.child_by_field_name("body")
+            for member in body.named_children if body is not None else ():
+                if member.type in ("method_definition", "abstract_method_signature", "method_signature"):
+                    walk.add(member, _text(member.child_by_field_name("name")), "method", (*scope, name))
+        elif target.type in _JS_TYPES:
+            walk.add(target, _text(target.child_by_field_name("name")), "type", scope, span)
+        elif target.type in ("lexical_declaration", "variable_declaration"):
+            constant = _text(target.children[0]) == "const" if target.children else False
+            for declarator in target.named_children:
+                if declarator.type != "variable_declarator":
+                    continue
+                name_node = declarator.child_by_field_name("name")
+                if name_node is None or name_node.type != "identifier":
+                    continue
+                value = declarator.child_by_field_name("value")
+                kind = "function" if value is not None and value.type in _JS_FUNCTION_VALUES else None
+                walk.add(target, _text(name_node), kind or ("constant" if constant else "variable"), scope, span)
+        elif target.type in ("module", "internal_module"):  # TypeScript namespaces
+            name = _text(target.child_by_field_name("name"))
+            walk.add(target, name, "module", scope, span)
+            body = target.child_by_field_name("body")
+            if body is not None:
+                _javascript(walk, body, (*scope, name))
+
+
+# -- Go ------------------------------------------------------------------------------------------------------
+
+
+def _go_receiver(method: Node) -> str:
+    receiver = method.child_by_field_name("receiver")
+    for parameter in receiver.named_children if receiver is not None else ():
+        kind = parameter.child_by_field_name("type")
+        while kind is not None and kind.type in ("pointer_type", "generic_type"):
+            kind = kind.named_children[0] if kind.named_children else None
+        if kind is not None:
+            return _text(kind)
+    return ""
+
+
+def _go(walk: _Walk, node: Node, scope: tuple[str, ...]) -> None:
+    for child in node.named_children:
+        if child.type == "function_declaration":
+            walk.add(child, _text(child.child_by_field_name("name")), "function", scope)
+        elif child.type == "method_declaration":
+            receiver = _go_receiver(child)
+            owner = (*scope, receiver) if receiver else scope
+            walk.add(child, _text(child.child_by_field_name("name")), "method", owner)
+        elif child.type in ("type_declaration", "const_declaration", "var_declaration"):
+            specs = [c for c in child.named_children if c.type in ("type_spec", "type_alias", "const_spec", "var_spec")]
+            kind = {"type_declaration": "type", "const_declaration": "constant", "var_declaration": "variable"}
+            for spec in specs:
+                span = child if len(specs) == 1 else spec
+                for name_node in spec.children_by_field_name("name"):
+                    walk.add(spec, _text(name_node), kind[child.type], scope, span)
+
+
+# -- Rust ----------------------------------------------------------------------------------------------------
+
+_RUST_TYPES = {"struct_item": "type", "enum_item": "type", "union_item": "type", "type_item": "type"}
+
+
+def _rust_type_name(node: Node | None) -> str:
+    while node is not None and node.type in ("generic_type", "reference_type", "scoped_type_identifier"):
+        inner = node.child_by_field_name("type") or node.child_by_field_name("name")
+        if inner is None or inner == node:
+            break
+        node = inner
+    return _text(node)
+
+
+def _rust(walk: _Walk, node: Node, scope: tuple[str, ...], in_impl: bool = False) -> None:
+    for child in node.named_children:
+        name = _text(child.child_by_field_name("name"))
+        if child.type in ("function_item", "function_signature_item"):
+            walk.add(child, name, "method" if in_impl else "function", scope)
+        elif child.type in _RUST_TYPES:
+            walk.add(child, name, _RUST_TYPES[child.type], scope)
+        elif child.type in ("const_item", "static_item"):
+            walk.add(child, name, "constant", scope)
+        elif child.type == "macro_definition":
+            walk.add(child, name, "macro", scope)
+        elif child.type == "trait_item":
+            walk.add(child, name, "type", scope)
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _rust(walk, body, (*scope, name), in_impl=True)
+        elif child.type == "impl_item":
+            owner = _rust_type_name(child.child_by_field_name("type"))
+            body = child.child_by_field_name("body")
+            if body is not None and owner:
+                _rust(walk, body, (*scope, owner), in_impl=True)
+        elif child.type == "mod_item":
+            walk.add(child, name, "module", scope)
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _rust(walk, body, (*scope, name))
+
+
+# -- Java ----------------------------------------------------------------------------------------------------
+
+_JAVA_TYPES = {
+    "class_declaration",
+    "interface_declaration",
+    "enum_declaration",
+    "record_declaration",
+    "annotation_type_declaration",
+}
+
+
+def _java(walk: _Walk, node: Node, scope: tuple[str, ...], in_type: bool = False) -> None:
+    for child in node.named_children:
+        if child.type in _JAVA_TYPES:
+            name = _text(child.child_by_field_name("name"))
+            walk.add(child, name, "class", scope)
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _java(walk, body, (*scope, name), in_type=True)
+        elif in_type and child.type in ("method_declaration", "constructor_declaration"):
+            walk.add(child, _text(child.child_by_field_name("name")), "method", scope)
+        elif in_type and child.type in ("field_declaration", "constant_declaration"):
+            modifiers = next((_text(c) for c in child.named_children if c.type == "modifiers"), "")
+            kind = "constant" if "static" in modifiers and "final" in modifiers else "variable"
+            for declarator in child.children_by_field_name("declarator"):
+                walk.add(child, _text(declarator.child_by_field_name("name")), kind, scope)
+        elif child.type == "enum_body_declarations":
+            _java(walk, child, scope, in_type=True)
+
+
+_WALKERS: dict[str, Callable[[_Walk, Any, tuple[str, ...]], None]] = {
+    "python": lambda walk, root, scope: _python(walk, root, scope, in_class=False),
+    "javascript": _javascript,
+    "typescript": _javascript,
+    "tsx": _javascript,
+    "go": _go,
+    "rust": _rust,
+    "java": _java,
+}
+
+
+def definitions(path: str, data: bytes) -> list[Definition]:
+    """Every definition of one file, in the order they stand; [] for a language without a grammar here."""
+    language = language_of(path)
+    if language is None or len(data) > MAX_INDEXED_BYTES or b"\0" in data[:8000]:
+        return []
+    walk = _Walk(path)
+    _WALKERS[language](walk, _parser(language).parse(data).root_node, ())
+    return walk.found
+
+
+class SymbolIndex:
+    """Definitions of many files, by name and by qualified name."""
+
+    def __init__(self, found: Iterable[Definition] = ()) -> None:
+        self.definitions: list[Definition] = []
+        self._by_name: dict[str, list[Definition]] = {}
+        self._by_qualified: dict[str, list[Definition]] = {}
+        self.extend(found)
+
+    @classmethod
+    def of_files(cls, files: Mapping[str, bytes]) -> SymbolIndex:
+        return cls(d for path in sorted(files) for d in definitions(path, files[path]))
+
+    def extend(self, found: Iterable[Definition]) -> None:
+        for definition in found:
+            self.definitions.append(definition)
+            self._by_name.setdefault(definition.name, []).append(definition)
+            self._by_qualified.setdefault(definition.qualified, []).append(definition)
+
+    def named(self, name: str) -> list[Definition]:
+        return self._by_name.get(name, [])
+
+    def qualified(self, qualified: str) -> list[Definition]:
+        return self._by_qualified.get(qualified, [])
+
+    def in_file(self, path: str) -> Iterator[Definition]:
+        return (d for d in self.definitions if d.path == path)
+
+    def __len__(self) -> int:
+        return len(self.definitions)
