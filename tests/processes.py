@@ -148,6 +148,19 @@ class Process:
         async with aiohttp.ClientSession() as session, session.get(f"{self.url}/metrics") as response:
             return await response.text()
 
+    async def settled_metric(self, name: str, expected: float, timeout: float = 10, **labels: str) -> float:
+        """A sample's value once it reaches `expected` (or its last value after `timeout`).
+
+        A job's counters move after its last GitHub request, so a test that saw the check run complete
+        may read them a moment too early.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            value = metric(await self.metrics(), name, **labels)
+            if value == expected or time.monotonic() > deadline:
+                return value
+            await asyncio.sleep(0.1)
+
     async def stop(self, sig: int = signal.SIGTERM, timeout: float = 40) -> int:
         if self.proc.returncode is None:
             self.proc.send_signal(sig)

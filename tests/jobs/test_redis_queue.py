@@ -88,7 +88,7 @@ async def test_a_job_enqueued_by_the_web_process_runs_in_a_worker_process(start,
 
     run = await eventually(lambda: completed_run(repo, head), what="the check run")
     assert run["conclusion"] == "neutral" and "1 stale" in run["output"]["title"]
-    assert metric(await worker.metrics(), "wikiwarden_jobs_total", kind="check", outcome="completed") == 1
+    assert await worker.settled_metric("wikiwarden_jobs_total", 1, kind="check", outcome="completed") == 1
     web_metrics = await web.metrics()
     assert metric(web_metrics, "wikiwarden_jobs_total", kind="check", outcome="completed") == 0  # not run there
     assert metric(web_metrics, "wikiwarden_deliveries_total", event="push", outcome="accepted") == 1
@@ -130,7 +130,7 @@ async def test_a_job_survives_its_worker_being_killed(start, fake: FakeGitHub, r
 
     run = await eventually(lambda: completed_run(repo, head), timeout=45, what="the job to be taken up again")
     assert run["conclusion"] == "neutral"
-    assert metric(await second.metrics(), "wikiwarden_jobs_total", kind="check", outcome="completed") == 1
+    assert await second.settled_metric("wikiwarden_jobs_total", 1, kind="check", outcome="completed") == 1
     assert len(runs_of(repo, head)) == 1  # the second try finished the run the first one started
 
 
