@@ -9,12 +9,10 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from cachetools import LRUCache
-from pydantic import ValidationError
-
-from ..fix.answer import PageAnswer
+from pydantic import BaseModel, ValidationError
 
 _PREFIX = "wikiwarden:"
 ANSWER_SECONDS = 30 * 24 * 3600  # an answer stays good as long as its claims and evidence versions do
@@ -82,20 +80,25 @@ class Budget:
         await self.ledger.spend(self.repo, tokens)
 
 
+Answer = TypeVar("Answer", bound=BaseModel)
+
+
 class AnswerCache:
-    """Answers by what they were answers to (the model, the page, its claims and their evidence versions)."""
+    """Answers by what they were answers to (the model, the page, its claims and their evidence versions, or the
+    page and its candidates for a grounding), of whichever answer model the question wants."""
 
     def __init__(self, maxsize: int = 2048) -> None:
-        self._answers: LRUCache[str, PageAnswer] = LRUCache(maxsize=maxsize)
+        self._answers: LRUCache[str, BaseModel] = LRUCache(maxsize=maxsize)
 
     @staticmethod
     def key(*parts: Any) -> str:
         return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
-    async def get(self, key: str) -> PageAnswer | None:
-        return self._answers.get(key)
+    async def get(self, key: str, kind: type[Answer]) -> Answer | None:
+        found = self._answers.get(key)
+        return found if isinstance(found, kind) else None
 
-    async def put(self, key: str, answer: PageAnswer) -> None:
+    async def put(self, key: str, answer: BaseModel) -> None:
         self._answers[key] = answer
 
 
@@ -107,14 +110,14 @@ class RedisAnswerCache(AnswerCache):
         self._redis = redis
         self._seconds = seconds
 
-    async def get(self, key: str) -> PageAnswer | None:
+    async def get(self, key: str, kind: type[Answer]) -> Answer | None:
         data = await self._redis.get(f"{_PREFIX}answer:{key}")
         if data is None:
             return None
         try:
-            return PageAnswer.model_validate_json(data)
-        except ValidationError:  # written by another version: ask again
+            return kind.model_validate_json(data)
+        except ValidationError:  # written by another version, or for another kind of question: ask again
             return None
 
-    async def put(self, key: str, answer: PageAnswer) -> None:
+    async def put(self, key: str, answer: BaseModel) -> None:
         await self._redis.set(f"{_PREFIX}answer:{key}", answer.model_dump_json(), ex=self._seconds)

@@ -48,8 +48,14 @@ def _strict(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer_schema() -> dict[str, Any]:
-    """The `response_format` for a page: a JSON schema in strict mode, definitions inlined."""
-    schema = PageAnswer.model_json_schema()
+    """The `response_format` for a page to fix: a JSON schema in strict mode, definitions inlined."""
+    return strict_schema(PageAnswer, "wiki_page_fix")
+
+
+def strict_schema(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """A model's JSON schema as OpenAI's strict structured outputs take it: definitions inlined, no titles or
+    defaults, no extra keys, every property required."""
+    schema = model.model_json_schema()
     definitions = schema.pop("$defs", {})
 
     def inline(node: Any) -> Any:
@@ -61,4 +67,4 @@ def answer_schema() -> dict[str, Any]:
             return [inline(v) for v in node]
         return node
 
-    return {"name": "wiki_page_fix", "strict": True, "schema": _strict(inline(schema))}
+    return {"name": name, "strict": True, "schema": _strict(inline(schema))}

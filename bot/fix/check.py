@@ -19,7 +19,7 @@ from ..claims.sidecar import EvidenceRecord, js_trim
 from ..claims.verdicts import Verdict
 from ..claims.versions import file_version, lines_version
 from ..okf.frontmatter import Page
-from .answer import ClaimDecision, PageAnswer
+from .answer import ClaimDecision, PageAnswer, TextEdit
 from .view import CodeView
 from .work import ClaimWork, PageWork
 
@@ -68,7 +68,9 @@ def current_evidence(work: ClaimWork) -> tuple[tuple[EvidenceRecord, ...] | None
     return tuple(records), None
 
 
-async def _new_evidence(resources: list[str], view: CodeView) -> tuple[tuple[EvidenceRecord, ...] | None, list[str]]:
+async def new_evidence(resources: list[str], view: CodeView) -> tuple[tuple[EvidenceRecord, ...] | None, list[str]]:
+    """Evidence a model proposes, resolved in the head commit with versions computed here (never the model's):
+    the records, or None and why each resource was refused."""
     records, problems, seen = [], [], set()
     for resource in resources:
         resolved = await view.resolve(resource)
@@ -88,7 +90,8 @@ async def _new_evidence(resources: list[str], view: CodeView) -> tuple[tuple[Evi
     return (tuple(records) if not problems else None), problems
 
 
-async def _evidence_texts(records: tuple[EvidenceRecord, ...], view: CodeView) -> list[str]:
+async def evidence_texts(records: tuple[EvidenceRecord, ...], view: CodeView) -> list[str]:
+    """The text each record cites (the whole file for whole-file evidence)."""
     texts = []
     for record in records:
         resolved = await view.resolve(record.resource)
@@ -104,6 +107,51 @@ async def _evidence_texts(records: tuple[EvidenceRecord, ...], view: CodeView) -
 
 def _same_page(file: str, page: str) -> bool:
     return file.replace("\\", "/").lstrip("/").removeprefix("./") == page
+
+
+def unvouched_names(statement: str, texts: list[str]) -> list[str]:
+    """The identifiers a statement quotes in backticks that none of its evidence texts contains."""
+    return [name for name in _QUOTED.findall(statement) if not any(name in text for text in texts)]
+
+
+@dataclass
+class Edited:
+    """Prose edits of one page, checked: the page after them (None when any was refused), and why."""
+
+    text: str | None
+    problems: list[str] = field(default_factory=list)
+    trespass: list[str] = field(default_factory=list)  # files other than the page an edit tried to change
+
+
+def apply_edits(edits: list[TextEdit], page_path: str, text: str, wiki_dir: str, who: str = "the fix") -> Edited:
+    """Exact search-and-replace edits of the page's body: each names the page itself, matches its body exactly
+    once and leaves the front matter as it is; one refused edit refuses them all (nothing half applied)."""
+    problems: list[str] = []
+    trespass: list[str] = []
+    page = Page.parse(text)
+    body = page.body
+    for edit in edits:
+        if not _same_page(edit.file, page_path):
+            where = "a sidecar" if "/.claims/" in f"/{edit.file}" else (
+                "a file outside the wiki" if not edit.file.lstrip("/").startswith(wiki_dir + "/") else "another page"
+            )  # fmt: skip
+            problems.append(f"edit refused: {edit.file!r} is {where}; {who} may only change the prose of {page_path}")
+            trespass.append(edit.file)
+            continue
+        if not edit.search or len(edit.replace) > MAX_EDIT:
+            problems.append("edit refused: the search text is empty or the replacement too long")
+            continue
+        found = body.count(edit.search)
+        if found != 1:
+            where = " (edits change the body, never the front matter)" if edit.search in "".join(page.lines) else ""
+            problems.append(f"edit refused: its search text occurs {found} times in the page body{where}")
+            continue
+        body = body.replace(edit.search, edit.replace, 1)
+    page.body = body
+    edited = page.render()
+    if Page.parse(edited).lines != Page.parse(text).lines:
+        problems.append("edit refused: the front matter must not change")
+    return Edited(None if problems else edited, problems, trespass)
 
 
 async def check_answer(answer: PageAnswer, work: PageWork, view: CodeView, wiki_dir: str) -> Checked:
@@ -127,33 +175,11 @@ async def check_answer(answer: PageAnswer, work: PageWork, view: CodeView, wiki_
     for claim_id in wanted.keys() - answered:
         checked.claim_problems[claim_id] = f"claim {claim_id} was not answered"
 
-    page = Page.parse(work.text)
-    body = page.body
-    for edit in answer.edits:
-        if not _same_page(edit.file, work.page):
-            where = "a sidecar" if "/.claims/" in f"/{edit.file}" else (
-                "a file outside the wiki" if not edit.file.lstrip("/").startswith(wiki_dir + "/") else "another page"
-            )  # fmt: skip
-            checked.other_problems.append(
-                f"edit refused: {edit.file!r} is {where}; the fix may only change the prose of {work.page}"
-            )
-            checked.trespass.append(edit.file)
-            continue
-        if not edit.search or len(edit.replace) > MAX_EDIT:
-            checked.other_problems.append("edit refused: the search text is empty or the replacement too long")
-            continue
-        found = body.count(edit.search)
-        if found != 1:
-            where = " (edits change the body, never the front matter)" if edit.search in "".join(page.lines) else ""
-            checked.other_problems.append(f"edit refused: its search text occurs {found} times in the page body{where}")
-            continue
-        body = body.replace(edit.search, edit.replace, 1)
-    page.body = body
-    edited = page.render()
-    if Page.parse(edited).lines != Page.parse(work.text).lines:
-        checked.other_problems.append("edit refused: the front matter must not change")
-    elif not any(p.startswith("edit refused") for p in checked.other_problems):
-        checked.text = edited
+    edited = apply_edits(answer.edits, work.page, work.text, wiki_dir)
+    checked.other_problems.extend(edited.problems)
+    checked.trespass.extend(edited.trespass)
+    if edited.text is not None and not any(p.startswith("edit refused") for p in checked.other_problems):
+        checked.text = edited.text
     return checked
 
 
@@ -169,15 +195,14 @@ async def _check_decision(decision: ClaimDecision, item: ClaimWork, view: CodeVi
     if not statement or len(statement) > MAX_STATEMENT:
         return f"the statement must be 1 to {MAX_STATEMENT} characters", None
     if decision.action == "update" and decision.evidence:
-        records, problems = await _new_evidence(decision.evidence, view)
+        records, problems = await new_evidence(decision.evidence, view)
         if records is None:
             return "; ".join(problems), None
     else:
         records, why = current_evidence(item)
         if records is None:
             return f"it cannot be {decision.action}ed as it is: {why}", None
-    texts = await _evidence_texts(records, view)
-    missing = [name for name in _QUOTED.findall(statement) if not any(name in text for text in texts)]
+    missing = unvouched_names(statement, await evidence_texts(records, view))
     if missing:
         return f"the statement quotes `{missing[0]}`, which its evidence does not contain", None
     return "", Decision(decision.action, statement, records, decision.reason)

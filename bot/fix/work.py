@@ -67,7 +67,7 @@ def page_errors(report: SweepReport) -> list[tuple[str, str]]:
     return [(page.page, page.error) for page in report.pages if page.error]
 
 
-def _page_text(data: bytes) -> tuple[str, str | None]:
+def page_text(data: bytes) -> tuple[str, str | None]:
     """The page's text, and why it cannot be edited safely, if it cannot."""
     try:
         text = data.decode("utf-8")
@@ -92,7 +92,7 @@ def plan_work(
         sidecar = parse_sidecar(read(page_result.sidecar), page_result.sidecar)
         stored = {c.id: c for c in sidecar.claims}
         data = read(page_result.page)
-        text, problem = _page_text(data)
+        text, problem = page_text(data)
         item = PageWork(page_result.page, page_result.sidecar, sidecar, text, problem=problem, data=data)
         for result in page_result.claims:
             claim = stored.get(result.id)

@@ -278,9 +278,9 @@ async def test_budgets_and_paid_answers_are_shared_by_every_worker(redis_url: st
 
         answer = PageAnswer(claims=[ClaimDecision(id="claim_1", action="confirm", reason="still true")], edits=[])
         await RedisAnswerCache(pool).put("k", answer)
-        assert await RedisAnswerCache(pool).get("k") == answer
-        assert await RedisAnswerCache(pool).get("other") is None
+        assert await RedisAnswerCache(pool).get("k", PageAnswer) == answer
+        assert await RedisAnswerCache(pool).get("other", PageAnswer) is None
         await pool.set("wikiwarden:answer:broken", b"{not an answer")
-        assert await RedisAnswerCache(pool).get("broken") is None  # unreadable: asked again, never a crash
+        assert await RedisAnswerCache(pool).get("broken", PageAnswer) is None  # unreadable: asked again, never a crash
     finally:
         await pool.aclose()
