@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Literal, cast
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -17,17 +19,31 @@ from ..fix.check import Checked, check_answer
 from ..fix.engine import PageDecisions, Usage
 from ..fix.view import CodeView
 from ..fix.work import PageWork
+from ..ground.answer import GroundAnswer, ground_schema
+from ..ground.check import CheckedGrounding, check_grounding
+from ..ground.work import GroundWork
 from ..metrics import MODEL_CALLS, MODEL_TOKENS
 from ..settings import ModelSettings
 from .budget import AnswerCache, Budget
-from .prompts import SYSTEM, page_prompt, refusal
+from .prompts import GROUND_SYSTEM, SYSTEM, ground_prompt, page_prompt, refusal
 from .tools import TOOLS, run_tool
 
 log = logging.getLogger(__name__)
+
+
+class Judged(Protocol):
+    """A checked answer: what was refused in it, for the model to correct."""
+
+    @property
+    def problems(self) -> list[str]: ...
+
+
+T = TypeVar("T", bound=Judged)
 MAX_ROUNDS = 8
 MAX_COMPLETION_TOKENS = 4000
 TOOLS_TOKENS = len(json.dumps(TOOLS)) // 4 + 1  # the tool schemas ride along with every request
 RESPONSE_FORMAT = {"type": "json_schema", "json_schema": answer_schema()}  # built once, sent with every request
+GROUND_FORMAT = {"type": "json_schema", "json_schema": ground_schema()}
 
 
 def make_client(
@@ -73,46 +89,79 @@ class Agent:
         return AnswerCache.key(self.model, work.page, work.text, claims)
 
     async def decide(self, work: PageWork, view: CodeView, wiki_dir: str) -> PageDecisions:
+        """Settle the claims the change made stale on one page: confirm, update or retract each, prose edited."""
         usage = Usage()
         key = self._cache_key(work)
-        cached = await self.cache.get(key)
+        cached = await self.cache.get(key, PageAnswer)
         if cached is not None:
             checked = await check_answer(cached, work, view, wiki_dir)
             if checked.ok:  # the same claims, the same evidence versions: the same answer, at no cost
                 usage.reused = 1
                 return PageDecisions(checked, usage=usage)
+        answered: list[PageAnswer] = []
+
+        async def judge(content: str) -> tuple[Checked, bool]:
+            try:
+                answer = PageAnswer.model_validate_json(content)
+            except ValidationError as exc:
+                return Checked(
+                    text=work.text, other_problems=[f"the answer is not the required JSON: {_short(exc)}"]
+                ), False
+            answered.append(answer)
+            checked = await check_answer(answer, work, view, wiki_dir)
+            return checked, checked.ok
+
+        end = await self._converse(SYSTEM, page_prompt(work), RESPONSE_FORMAT, view, judge, usage, work.page)
+        if end.accepted is not None:
+            await self.cache.put(key, answered[-1])
+            return PageDecisions(end.accepted, usage=usage)
+        return self._flag_all(work, end.last, usage, end.failure or "no answer")
+
+    async def _converse(
+        self,
+        system: str,
+        prompt: str,
+        response_format: dict[str, Any],
+        view: CodeView,
+        judge: Callable[[str], Awaitable[tuple[T, bool]]],
+        usage: Usage,
+        page: str,
+    ) -> Ending[T]:
+        """One conversation about one page: the model may call the read-only tools, must answer in the strict
+        schema, and gets one chance to correct a refused answer. Every call is paid from the budget; whatever
+        goes wrong (the budget, the server, a nonsense answer) ends it with the reason in words."""
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": page_prompt(work)},
+            {"role": "system", "content": system},
+            {"role": "user", "content": prompt},
         ]
-        refused: Checked | None = None
+        refused: T | None = None
         for _ in range(MAX_ROUNDS):
             sent = sum(len(str(m.get("content") or "")) for m in messages) // 4 + TOOLS_TOKENS
             estimate = sent + MAX_COMPLETION_TOKENS
             if await self.budget.room() < estimate:
-                return self._flag_all(work, refused, usage, "the token budget (per run or per day) is spent")
+                return Ending(refused, "the token budget (per run or per day) is spent")
             try:
                 response = await self.client.chat.completions.create(
                     model=self.model,
                     # Plain JSON shapes: the client's TypedDicts differ between its versions.
                     messages=cast(Any, messages),
                     tools=cast(Any, TOOLS),
-                    response_format=cast(Any, RESPONSE_FORMAT),
+                    response_format=cast(Any, response_format),
                     max_completion_tokens=MAX_COMPLETION_TOKENS,
                 )
             except openai.APIError as exc:
                 MODEL_CALLS.labels("failed").inc()
-                log.warning("model call failed: %s", type(exc).__name__, extra={"page": work.page})
-                return self._flag_all(work, refused, usage, _describe(exc))
+                log.warning("model call failed: %s", type(exc).__name__, extra={"page": page})
+                return Ending(refused, _describe(exc))
             except ValueError:  # the client raises a bare JSONDecodeError on a broken body
                 MODEL_CALLS.labels("failed").inc()
-                log.warning("model answer unreadable", extra={"page": work.page})
-                return self._flag_all(work, refused, usage, "the model's server sent a body that is not JSON")
+                log.warning("model answer unreadable", extra={"page": page})
+                return Ending(refused, "the model's server sent a body that is not JSON")
             usage.calls += 1
             MODEL_CALLS.labels("answered").inc()
             completion = _completion(response)
             if completion is None:  # a 200 that is not JSON, or JSON of another shape
-                return self._flag_all(work, refused, usage, "the model's server sent something other than a completion")
+                return Ending(refused, "the model's server sent something other than a completion")
             if completion.usage is not None:
                 spent_prompt = max(0, completion.usage.prompt_tokens)
                 spent_completion = max(0, completion.usage.completion_tokens)
@@ -123,7 +172,7 @@ class Agent:
                 MODEL_TOKENS.labels("completion").inc(spent_completion)
             message = completion.choices[0].message if completion.choices else None
             if message is None:
-                return self._flag_all(work, refused, usage, "the model sent no answer")
+                return Ending(refused, "the model sent no answer")
             if message.tool_calls:
                 calls = message.tool_calls
                 messages.append(
@@ -145,23 +194,47 @@ class Agent:
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
                 continue
             content = message.content or ""
-            try:
-                answer = PageAnswer.model_validate_json(content)
-            except ValidationError as exc:
-                checked = Checked(
-                    text=work.text, other_problems=[f"the answer is not the required JSON: {_short(exc)}"]
-                )
-            else:
-                checked = await check_answer(answer, work, view, wiki_dir)
-                if checked.ok:
-                    await self.cache.put(key, answer)
-                    return PageDecisions(checked, usage=usage)
-            if refused is not None:  # refused twice: keep what passed, flag the rest
-                return self._flag_all(work, checked, usage, "its answer was refused twice")
+            checked, ok = await judge(content)
+            if ok:
+                return Ending(refused, None, checked)
+            if refused is not None:  # refused twice: the caller keeps what passed, and flags the rest
+                return Ending(checked, "its answer was refused twice")
             refused = checked
             messages.append({"role": "assistant", "content": content})
             messages.append({"role": "user", "content": refusal(checked.problems)})
-        return self._flag_all(work, refused, usage, f"the model did not settle the page within {MAX_ROUNDS} rounds")
+        return Ending(refused, f"the model did not settle the page within {MAX_ROUNDS} rounds")
+
+    async def ground(self, work: GroundWork, view: CodeView, wiki_dir: str) -> GroundDecisions:
+        """Ground one page: its claims with quotes and evidence, prose corrections, what it could not support.
+        When the answer is refused twice, the claims that passed are kept and the rest listed as refused."""
+        usage = Usage()
+        key = AnswerCache.key(self.model, "ground", work.page, work.text, [c.resource for c in work.candidates])
+        cached = await self.cache.get(key, GroundAnswer)
+        if cached is not None:
+            checked = await check_grounding(cached, work.page, work.text, view, wiki_dir, work.statements)
+            if checked.ok:
+                usage.reused = 1
+                return GroundDecisions(checked, None, usage)
+        answered: list[GroundAnswer] = []
+
+        async def judge(content: str) -> tuple[CheckedGrounding, bool]:
+            try:
+                answer = GroundAnswer.model_validate_json(content)
+            except ValidationError as exc:
+                problem = f"the answer is not the required JSON: {_short(exc)}"
+                return CheckedGrounding(work.text, problems=[problem]), False
+            answered.append(answer)
+            checked = await check_grounding(answer, work.page, work.text, view, wiki_dir, work.statements)
+            return checked, checked.ok
+
+        end = await self._converse(GROUND_SYSTEM, ground_prompt(work), GROUND_FORMAT, view, judge, usage, work.page)
+        if end.accepted is not None:
+            await self.cache.put(key, answered[-1])
+            return GroundDecisions(end.accepted, None, usage)
+        if end.last is not None and end.last.trespass:  # an answer reaching beyond its page is not trusted at all
+            why = f"{end.failure}: it tried to change {end.last.trespass[0]!r}, which grounding may never touch"
+            return GroundDecisions(None, why, usage)
+        return GroundDecisions(end.last, end.failure, usage)
 
     def _flag_all(self, work: PageWork, checked: Checked | None, usage: Usage, why: str) -> PageDecisions:
         """Keep the decisions that passed (confirms only, when the prose edits did not pass), flag the rest."""
@@ -185,6 +258,25 @@ class Agent:
         if checked is not None and edits_passed:
             kept.text = checked.text
         return PageDecisions(kept, flagged=flagged, usage=usage)
+
+
+@dataclass
+class GroundDecisions:
+    """What the model settled for one page to ground: the checked answer (its accepted claims and edits; the
+    refused ones listed), or None, and why it did not settle."""
+
+    checked: CheckedGrounding | None
+    failure: str | None
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class Ending(Generic[T]):
+    """How a conversation ended: the answer the checks accepted, else the last one refused and why."""
+
+    last: T | None
+    failure: str | None
+    accepted: T | None = None
 
 
 class _Function(BaseModel):
