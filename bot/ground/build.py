@@ -1,0 +1,80 @@
+"""From a page's checked grounding to the files to write: its sidecar (byte-compatible with OpenWiki), its prose
+(corrected where the code contradicted it), its OKF `sources`, `generated` and `verified`, and its quotes file."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+
+from ..claims.sidecar import Claim, Sidecar, Verification, page_version, render_sidecar
+from ..okf.frontmatter import FrontMatterError
+from ..okf.project import project_sources, project_verified, stamp_generated
+from .answer import Unsupported
+from .check import CheckedGrounding, claim_id
+from .quotes import quotes_path, render_quotes
+
+
+@dataclass
+class PageGrounding:
+    """What grounding did to one page, and the files that say so."""
+
+    page: str
+    added: list[Claim] = field(default_factory=list)
+    corrected: bool = False  # its prose was corrected where the code contradicted it
+    unsupported: list[Unsupported] = field(default_factory=list)  # statements left for a person
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (statement, why) of claims the checks refused
+    problem: str | None = None  # why nothing could be done (the model failed, the page cannot be edited)
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def ground_page(
+    page: str,
+    text: str,
+    sidecar_path: str,
+    sidecar: Sidecar | None,
+    checked: CheckedGrounding,
+    taken: Collection[str],
+    quotes: Mapping[str, str],
+    *,
+    wiki_dir: str,
+    actor: str,
+    at: str,
+    existing_hold: bool = True,
+) -> PageGrounding:
+    """Add the accepted claims (ids derived from page and statement, never one already `taken`) to the page's
+    sidecar and write what follows from them. `verified` is stamped only when every claim of the page holds
+    (`existing_hold` for the claims it had) and nothing was refused or left unsupported."""
+    result = PageGrounding(page, unsupported=list(checked.unsupported), refused=list(checked.refused))
+    old = list(sidecar.claims) if sidecar else []
+    used = set(taken)
+    kept_quotes = dict(quotes)
+    for statement in checked.claims:
+        new_id = claim_id(page, statement.statement, used)
+        used.add(new_id)
+        claim = Claim(new_id, statement.statement, statement.evidence)
+        result.added.append(claim)
+        kept_quotes[new_id] = statement.quote
+    claims = old + result.added
+    if not result.added and checked.text == text:
+        return result
+    complete = existing_hold and not result.refused and not result.unsupported and bool(claims)
+    try:
+        new_text = project_sources(checked.text, [r.resource for c in claims for r in c.evidence])
+        new_text = stamp_generated(text, new_text, actor, at)
+        new_text = project_verified(new_text, (actor, at) if complete else None)
+    except FrontMatterError as exc:
+        result.problem = f"the page's front matter cannot be updated ({exc}); nothing written"
+        return result
+    result.corrected = checked.text != text
+    content = new_text.encode("utf-8")
+    previous = sidecar.verification if sidecar else None
+    verification = Verification(actor, at) if complete else previous
+    new_sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
+    if new_text != text:
+        result.files[page] = content
+    if sidecar is None or new_sidecar != sidecar:
+        result.files[sidecar_path] = render_sidecar(new_sidecar)
+    wanted = {c.id: kept_quotes[c.id] for c in claims if c.id in kept_quotes}
+    if wanted != dict(quotes):
+        result.files[quotes_path(page, wiki_dir)] = render_quotes(wanted)
+    return result

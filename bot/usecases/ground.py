@@ -1,0 +1,179 @@
+"""Ground: bring a wiki's (or any docs folder's) pages under claims, through any source and any model.
+
+For each page without claims (or each page named), the symbol index of the repository resolves the page's
+references into candidate evidence; the agent proposes the page's claims, each quoting the page and citing code;
+the checks decide what is written. Without a model, the same preparation is the report a person grounds from by
+hand. A large wiki is grounded in batches: each run takes the next `max_pages` pages that still have no claims,
+in OpenWiki's page order, so a later run continues where the last stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..claims.collation import collation_key
+from ..claims.pages import page_argument, sidecar_for
+from ..claims.snapshot import Kind, Snapshot
+from ..claims.sweep import Sweeper, SweepOptions
+from ..fix.engine import Usage
+from ..fix.view import CodeView
+from ..fix.work import page_text
+from ..ground.build import PageGrounding, ground_page
+from ..ground.candidates import candidates
+from ..ground.quotes import QuotesError, parse_quotes, quotes_path
+from ..ground.references import references
+from ..ground.symbols import SymbolIndex, language_of
+from ..ground.work import GroundWork
+from ..okf.project import ACTOR
+from ..source import Source
+from ..source.git import GitRepository, LocalSource
+from ..source.localwiki import LocalWiki
+from .check import check
+from .fix import now_iso
+
+
+class Grounder(Protocol):
+    model: str
+
+    async def ground(self, work: GroundWork, view: CodeView, wiki_dir: str) -> Any: ...
+
+
+@dataclass
+class GroundInputs:
+    work: list[GroundWork]  # the pages of this run
+    waiting: list[str]  # pages without claims left for a later run
+    view: CodeView
+    index: SymbolIndex
+    taken: set[str]  # claim ids in use anywhere in the wiki
+    holding: dict[str, bool]  # page → every claim it already has holds at the head
+
+
+@dataclass
+class GroundResult:
+    pages: list[PageGrounding] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    model: str | None = None
+    waiting: list[str] = field(default_factory=list)
+
+    @property
+    def needs_a_person(self) -> bool:
+        return any(p.problem or p.unsupported or p.refused for p in self.pages)
+
+
+async def prepare_ground(
+    source: Source,
+    head: Snapshot,
+    options: SweepOptions,
+    *,
+    pages: Sequence[str] = (),
+    max_pages: int = 20,
+) -> GroundInputs:
+    """The pages to ground this run (the named ones, else the next `max_pages` without claims), each with its
+    references and candidates, and the code view the agent reads through."""
+    wiki_dir = options.wiki_dir
+    report = await check(source, head, None, options)  # also brings in the sidecars
+    sweeper = Sweeper(head, None, options)
+    wiki = sweeper.load()
+    taken = {c.id for page in wiki.pages if page.sidecar for c in page.sidecar.claims}
+    holding = {p.page: not any(c.verdict.needs_attention for c in p.claims) and not p.error for p in report.pages}
+    if pages:
+        chosen = [page_argument(p, wiki_dir) for p in pages]
+        waiting: list[str] = []
+    else:
+        chosen, waiting = list(wiki.ungrounded[:max_pages]), list(wiki.ungrounded[max_pages:])
+    loaded = {p.page: p for p in wiki.pages}
+    quote_paths = [quotes_path(p, wiki_dir) for p in chosen]
+    await source.fetch(head, [*chosen, *quote_paths])
+    files = source.files(head)
+    rules = CodeView(sweeper, [])  # what evidence may cite: not the wiki, not ignored, not a symlink
+    code = [p for p in files if language_of(p) is not None and rules.problem(p) is None and sweeper.readable(head, p)]
+    await source.fetch(head, code)
+    index = SymbolIndex.of_files({p: head.read(p) for p in code})
+    paths = set(files)
+
+    async def fetch(wanted: Sequence[str]) -> None:
+        await source.fetch(head, wanted)
+
+    view = CodeView(sweeper, sorted(code), fetch)
+    work = []
+    for page in sorted(chosen, key=collation_key):
+        entry = head.entry(page)
+        item = GroundWork(page, sidecar_for(page, wiki_dir), "")
+        if entry is None or entry.kind is not Kind.FILE:
+            item.problem = f"{page} is not a page of {head.label}"
+            work.append(item)
+            continue
+        data = head.read(page)
+        item.text, item.problem = page_text(data)
+        known = loaded.get(page)
+        if known is not None:
+            item.sidecar = known.sidecar
+            if known.error:
+                item.problem = known.error
+        quotes = quotes_path(page, wiki_dir)
+        if head.entry(quotes) is not None:
+            try:
+                item.quotes = parse_quotes(head.read(quotes), quotes)
+            except QuotesError as exc:
+                item.problem = str(exc)
+        item.references = references(page, item.text, paths, index, skip=lambda path: rules.problem(path) is not None)
+        item.candidates = candidates(item.references, item.text, paths, index)
+        work.append(item)
+    return GroundInputs(work, waiting, view, index, taken, holding)
+
+
+async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_dir: str, at: str) -> GroundResult:
+    """Ground the pages of `inputs` (nothing is asked without a grounder): the files to write and what
+    happened to every page."""
+    result = GroundResult(model=grounder.model if grounder else None, waiting=list(inputs.waiting))
+    taken = set(inputs.taken)
+    for work in inputs.work:
+        if work.problem is not None:
+            result.pages.append(PageGrounding(work.page, problem=f"{work.problem}: a person must fix the page first"))
+            continue
+        if grounder is None:
+            result.pages.append(PageGrounding(work.page, problem="no model is configured"))
+            continue
+        decisions = await grounder.ground(work, inputs.view, wiki_dir)
+        result.usage.add(decisions.usage)
+        if decisions.checked is None:
+            result.pages.append(PageGrounding(work.page, problem=decisions.failure))
+            continue
+        grounded = ground_page(
+            work.page, work.text, work.sidecar_path, work.sidecar, decisions.checked, taken, work.quotes,
+            wiki_dir=wiki_dir, actor=ACTOR, at=at, existing_hold=inputs.holding.get(work.page, True),
+        )  # fmt: skip
+        if decisions.failure and grounded.problem is None:
+            grounded.problem = decisions.failure
+        taken.update(c.id for c in grounded.added)
+        result.pages.append(grounded)
+        result.files.update(grounded.files)
+    return result
+
+
+async def ground_working_tree(
+    repo: GitRepository,
+    *,
+    options: SweepOptions,
+    grounder: Grounder | None,
+    pages: Sequence[str] = (),
+    max_pages: int = 20,
+    dry_run: bool = False,
+) -> tuple[GroundInputs, GroundResult | None, list[str]]:
+    """`wikiwarden ground`: prepare the working tree's pages; with a grounder, ground them and (unless `dry_run`)
+    write the files. Without one, only the preparation (the report a person grounds from by hand)."""
+    source = LocalSource(repo)
+    head = await source.snapshot(None)
+    inputs = await prepare_ground(source, head, options, pages=pages, max_pages=max_pages)
+    if grounder is None:
+        return inputs, None, []
+    result = await run_ground(inputs, grounder, wiki_dir=options.wiki_dir, at=now_iso())
+    written = sorted(result.files)
+    if not dry_run:
+        local = LocalWiki(repo.root, options.wiki_dir)
+        for path in written:
+            local.write_file(path, result.files[path])
+    return inputs, result, written
