@@ -8,7 +8,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from .references import Reference, _is_folder, lookup
+from .references import Reference, is_folder, lookup
 from .symbols import Definition, SymbolIndex
 
 MAX_CANDIDATES = 30
@@ -49,7 +49,7 @@ def candidates(
                 add(_definition(target.definition, f"`{ref.mention.text}`"))
     for ref in references:
         for target in ref.targets:
-            if target.definition is None and target.path in paths and not _is_folder(target.path, paths):
+            if target.definition is None and target.path in paths and not is_folder(target.path, paths):
                 add(Candidate(f"repo://{target.path}", f"`{ref.mention.text}` names the file"))
     for name in _prose_names(page_text):
         for definition in lookup(name, index)[:3]:

@@ -140,7 +140,7 @@ def _symbol_of(mention: Mention) -> str | None:
 def resolve(mention: Mention, page: str, paths: Collection[str], index: SymbolIndex) -> tuple[Target, ...]:
     """What a mention names in a repository of `paths` (files, and the folders they make) and `index`."""
     path = _path_of(mention, page)
-    if path is not None and (path in paths or _is_folder(path, paths)):
+    if path is not None and (path in paths or is_folder(path, paths)):
         return (Target(path),)
     name = _symbol_of(mention)
     if name is None:
@@ -161,7 +161,7 @@ def lookup(name: str, index: SymbolIndex) -> list[Definition]:
     return [d for d in index.named(last) if posixpath.splitext(posixpath.basename(d.path))[0] == module]
 
 
-def _is_folder(path: str, paths: Collection[str]) -> bool:
+def is_folder(path: str, paths: Collection[str]) -> bool:
     prefix = path.rstrip("/") + "/"
     return any(p.startswith(prefix) for p in paths)
 
@@ -184,7 +184,7 @@ def dead_paths(found: Iterable[Reference], paths: Collection[str]) -> list[DeadR
         DeadReference(ref.page, ref.mention, target, gone_path=True)
         for ref in found
         for target in ref.targets
-        if target.definition is None and target.path not in paths and not _is_folder(target.path, paths)
+        if target.definition is None and target.path not in paths and not is_folder(target.path, paths)
     ]
 
 
@@ -227,7 +227,7 @@ def dead_after(
         for target in ref.targets:
             definition = target.definition
             if definition is None:
-                if target.path in code.paths_after or _is_folder(target.path, code.paths_after):
+                if target.path in code.paths_after or is_folder(target.path, code.paths_after):
                     alive = True
                 else:
                     gone.append(DeadReference(ref.page, ref.mention, target, gone_path=True))
