@@ -24,6 +24,8 @@ from .view import CodeView
 from .work import ClaimWork, PageWork
 
 _QUOTED = re.compile(r"`([^`\n]{1,200})`")
+_CALL = re.compile(r"([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\([^()]*\))?")
+_PARTS = re.compile(r"\.|::|#")
 MAX_STATEMENT = 2000
 MAX_EDIT = 20_000
 
@@ -110,8 +112,19 @@ def _same_page(file: str, page: str) -> bool:
 
 
 def unvouched_names(statement: str, texts: list[str]) -> list[str]:
-    """The identifiers a statement quotes in backticks that none of its evidence texts contains."""
-    return [name for name in _QUOTED.findall(statement) if not any(name in text for text in texts)]
+    """The identifiers a statement quotes in backticks that none of its evidence texts contains. A call
+    (`drain()`, `push(item)`) stands for its name, and a qualified name (`TaskQueue.drain`, `queue::drain`) is
+    vouched for when each of its parts is in the evidence: a method's lines hold its name, not its class's path."""
+    return [quoted for quoted in _QUOTED.findall(statement) if not _vouched(quoted, texts)]
+
+
+def _vouched(quoted: str, texts: list[str]) -> bool:
+    if any(quoted in text for text in texts):
+        return True
+    call = _CALL.fullmatch(quoted)
+    if call is None:
+        return False
+    return all(any(part in text for text in texts) for part in _PARTS.split(call.group(1)))
 
 
 @dataclass

@@ -16,7 +16,7 @@ from bot.claims import resolve_evidence
 from bot.claims.sidecar import EvidenceRecord
 from bot.claims.verdicts import Verdict
 from bot.fix.answer import PageAnswer
-from bot.fix.check import Checked, check_answer, current_evidence, reanchored
+from bot.fix.check import Checked, check_answer, current_evidence, reanchored, unvouched_names
 from bot.fix.work import ClaimWork, PageWork
 
 APP_V1 = '"""The app."""\n\n\ndef serve(request):\n    return request.path\n\n\nRATE = 3\n'
@@ -267,3 +267,33 @@ async def test_names_of_1_to_200_characters_in_backticks_are_checked(
         }
     else:
         assert checked.ok, checked.problems
+
+
+METHOD = "    def drain(self, limit):\n        items, self.items = self.items[:limit], self.items[limit:]\n"
+
+
+@pytest.mark.parametrize(
+    ("quoted", "vouched"),
+    [
+        ("drain", True),
+        ("drain()", True),  # a call stands for its name
+        ("drain(self, limit)", True),
+        ("drain(x)", True),  # the arguments are the statement's words, not the code's
+        ("self.items", True),  # verbatim
+        ("TaskQueue.drain()", False),  # the class is not in the evidence
+        ("queue::drain", False),
+        ("clear()", False),
+        ("drain[0]", False),  # not a call: taken verbatim
+        ("drain()()", False),
+        ("limit.drain#self", True),  # each part of a qualified name is in the evidence
+        ("drain ()", False),
+        ("1drain()", False),
+    ],
+)
+def test_names_a_statement_quotes_are_vouched_for_by_their_evidence(quoted: str, vouched: bool) -> None:
+    assert unvouched_names(f"`{quoted}` hands the items over.", [METHOD]) == ([] if vouched else [quoted])
+
+
+def test_a_qualified_name_is_vouched_for_by_its_parts_across_the_evidence() -> None:
+    assert unvouched_names("`TaskQueue.drain()` empties it.", ["class TaskQueue:\n", METHOD]) == []
+    assert unvouched_names("`TaskQueue.drain()` and `push`.", ["class TaskQueue:\n", METHOD]) == ["push"]
