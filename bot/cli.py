@@ -24,7 +24,7 @@ from .usecases.claims import ClaimEdit, HandKeptClaims
 from .usecases.okf import sync_okf, validate_okf
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from .settings import ModelSettings, Settings
 
 EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
 
@@ -122,6 +122,24 @@ def build_parser() -> argparse.ArgumentParser:
     fix.add_argument("--max-claims", type=int, default=50, metavar="N", help="claims decided in one run (default 50)")
     fix.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
     fix.set_defaults(run=_fix)
+
+    ground = commands.add_parser(
+        "ground",
+        help="bring pages without claims under claims: a model proposes each page's claims with evidence, the "
+        "checks decide what is written; without a model, list each page's references and candidate evidence",
+        description="Grounds the named pages, else the next --max-pages pages of the wiki that have no claims (a "
+        "later run continues with the rest). Every claim quotes the page and cites code; quotes, evidence and the "
+        "names a statement quotes are checked, versions are computed here. Without a model (WIKIWARDEN_MODEL, "
+        "--model; 'none' for none) or with --dry-run nothing is written. Exit 0 when every page was grounded, 1 "
+        "when a page or statement needs a person (or, without a model, when pages are left to ground).",
+    )
+    _common(ground)
+    ground.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (default: pages without claims)")
+    ground.add_argument("--model", help="the model to use (default: WIKIWARDEN_MODEL; 'none' for no model)")
+    ground.add_argument("--max-pages", type=int, default=20, metavar="N", help="pages grounded in one run (default 20)")
+    ground.add_argument("--dry-run", action="store_true", help="say what would be written, write nothing")
+    ground.add_argument("--format", choices=("text", "json"), default="text")
+    ground.set_defaults(run=_ground)
 
     okf = commands.add_parser("okf", help="OKF v0.2 metadata: validate a bundle, or bring it up to date")
     okf_commands = okf.add_subparsers(dest="okf_command", required=True, metavar="ACTION")
@@ -299,20 +317,14 @@ def _claim_list(args: argparse.Namespace) -> int:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from pydantic import ValidationError  # noqa: PLC0415 - settings are only read by this command
-
-    from .agent.factory import AgentFactory  # noqa: PLC0415 - nor is the model's client
+    from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only for the commands using it
     from .fix.engine import FixResult  # noqa: PLC0415
     from .fix.summary import render_text  # noqa: PLC0415
-    from .settings import ModelSettings  # noqa: PLC0415
     from .usecases.fix import fix_working_tree, recorded_base  # noqa: PLC0415
 
     if args.max_claims <= 0:
         raise UsageError("--max-claims must be at least 1")
-    try:
-        model_settings = ModelSettings()
-    except ValidationError as exc:
-        raise UsageError(f"invalid model settings: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc
+    model_settings = _model_settings()
     model = args.model if args.model is not None else model_settings.model
     repo = _repo(args)
     with repo:
@@ -343,6 +355,75 @@ def _fix(args: argparse.Namespace) -> int:
     if args.dry_run and written:
         print("dry run: would write " + ", ".join(written))
     return EXIT_ATTENTION if result.flagged else EXIT_OK
+
+
+def _model_settings() -> ModelSettings:
+    from pydantic import ValidationError  # noqa: PLC0415 - settings are only read by the commands using a model
+
+    from .settings import ModelSettings  # noqa: PLC0415
+
+    try:
+        return ModelSettings()
+    except ValidationError as exc:
+        raise UsageError(f"invalid model settings: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc
+
+
+def _ground(args: argparse.Namespace) -> int:
+    from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only when a model is used
+    from .ground import report  # noqa: PLC0415
+    from .ground.build import PageGrounding  # noqa: PLC0415
+    from .usecases.ground import GroundInputs, ground_working_tree  # noqa: PLC0415
+
+    if args.max_pages <= 0:
+        raise UsageError("--max-pages must be at least 1")
+    model_settings = _model_settings()
+    model = args.model if args.model is not None else model_settings.model
+    repo = _repo(args)
+    with repo:
+        options = _options(args, repo)
+        require_wiki_folder(repo.worktree(), options.wiki_dir)
+        factory = AgentFactory(model_settings)
+        agent = None if model in (None, "", "none") else factory.agent(str(repo.root), model)
+
+        async def ground() -> tuple[GroundInputs, list[PageGrounding] | None, list[str], object, list[str]]:
+            try:
+                inputs, result, written = await ground_working_tree(
+                    repo, options=options, grounder=agent, pages=args.pages, max_pages=args.max_pages,
+                    dry_run=args.dry_run,
+                )  # fmt: skip
+            finally:
+                await factory.close()
+            if result is None:
+                return inputs, None, [], None, inputs.waiting
+            return inputs, result.pages, written, result.usage, result.waiting
+
+        try:
+            inputs, pages, written, usage, waiting = asyncio.run(ground())
+        except GitError as exc:
+            raise UsageError(str(exc)) from exc
+        try:
+            head = repo.resolve("HEAD")
+        except GitError:  # no commit yet
+            head = "working tree"
+    if pages is None:  # no model: the plan a person grounds from by hand
+        if args.format == "json":
+            sys.stdout.write(report.dumps(report.plan_json(inputs.work, waiting, options.wiki_dir, head)))
+        else:
+            sys.stdout.write(report.render_plan_text(inputs.work, waiting))
+            if not inputs.work:
+                print("every page has claims: nothing to ground")
+        return EXIT_ATTENTION if inputs.work or waiting else EXIT_OK
+    shown = [] if args.dry_run else written
+    if args.format == "json":
+        sys.stdout.write(report.dumps(report.result_json(pages, waiting, shown, agent.model if agent else None, usage)))
+    else:
+        sys.stdout.write(report.render_result_text(pages, waiting, shown))
+        if args.dry_run and written:
+            print("dry run: would write " + ", ".join(written))
+        if not pages:
+            print("every page has claims: nothing to ground")
+    needs_a_person = any(p.problem or p.unsupported or p.refused for p in pages)
+    return EXIT_ATTENTION if needs_a_person else EXIT_OK
 
 
 def _okf_validate(args: argparse.Namespace) -> int:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..claims.sidecar import Claim, Sidecar, Verification, page_version, render_sidecar
@@ -11,7 +11,7 @@ from ..okf.frontmatter import FrontMatterError
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .answer import Unsupported
 from .check import CheckedGrounding, claim_id
-from .quotes import quotes_path, render_quotes
+from .quotes import Quotes, quotes_path, render_quotes
 
 
 @dataclass
@@ -34,7 +34,7 @@ def ground_page(
     sidecar: Sidecar | None,
     checked: CheckedGrounding,
     taken: Collection[str],
-    quotes: Mapping[str, str],
+    quotes: Quotes,
     *,
     wiki_dir: str,
     actor: str,
@@ -47,7 +47,7 @@ def ground_page(
     result = PageGrounding(page, unsupported=list(checked.unsupported), refused=list(checked.refused))
     old = list(sidecar.claims) if sidecar else []
     used = set(taken)
-    kept_quotes = dict(quotes)
+    kept_quotes = dict(quotes.quotes)
     for statement in checked.claims:
         new_id = claim_id(page, statement.statement, used)
         used.add(new_id)
@@ -55,26 +55,27 @@ def ground_page(
         result.added.append(claim)
         kept_quotes[new_id] = statement.quote
     claims = old + result.added
-    if not result.added and checked.text == text:
-        return result
-    complete = existing_hold and not result.refused and not result.unsupported and bool(claims)
-    try:
-        new_text = project_sources(checked.text, [r.resource for c in claims for r in c.evidence])
-        new_text = stamp_generated(text, new_text, actor, at)
-        new_text = project_verified(new_text, (actor, at) if complete else None)
-    except FrontMatterError as exc:
-        result.problem = f"the page's front matter cannot be updated ({exc}); nothing written"
-        return result
-    result.corrected = checked.text != text
-    content = new_text.encode("utf-8")
-    previous = sidecar.verification if sidecar else None
-    verification = Verification(actor, at) if complete else previous
-    new_sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
-    if new_text != text:
-        result.files[page] = content
-    if sidecar is None or new_sidecar != sidecar:
-        result.files[sidecar_path] = render_sidecar(new_sidecar)
-    wanted = {c.id: kept_quotes[c.id] for c in claims if c.id in kept_quotes}
-    if wanted != dict(quotes):
+    final = text
+    if result.added or checked.text != text:
+        complete = existing_hold and not result.refused and not result.unsupported and bool(claims)
+        try:
+            new_text = project_sources(checked.text, [r.resource for c in claims for r in c.evidence])
+            new_text = stamp_generated(text, new_text, actor, at)
+            new_text = project_verified(new_text, (actor, at) if complete else None)
+        except FrontMatterError as exc:
+            result.problem = f"the page's front matter cannot be updated ({exc}); nothing written"
+            return result
+        result.corrected = checked.text != text
+        final = new_text
+        content = new_text.encode("utf-8")
+        previous = sidecar.verification if sidecar else None
+        verification = Verification(actor, at) if complete else previous
+        new_sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
+        if new_text != text:
+            result.files[page] = content
+        if sidecar is None or new_sidecar != sidecar:
+            result.files[sidecar_path] = render_sidecar(new_sidecar)
+    wanted = Quotes({c.id: kept_quotes[c.id] for c in claims if c.id in kept_quotes}, page_version(final.encode()))
+    if wanted != quotes:
         result.files[quotes_path(page, wiki_dir)] = render_quotes(wanted)
     return result

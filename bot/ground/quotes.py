@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -37,8 +37,17 @@ def quotes_path(page: str, wiki_dir: str) -> str:
     return f"{wiki_dir}/{QUOTES_DIR}/{relative.removesuffix('.md')}.json"
 
 
-def parse_quotes(data: bytes, path: str) -> dict[str, str]:
-    """Claim id → quote, read strictly (size capped before parsing)."""
+@dataclass(frozen=True)
+class Quotes:
+    """A page's quotes file: claim id → the page text it grounds, and the `pageVersion` of the page as grounding
+    last read it whole (a page that states nothing the code shows is not asked about again until it changes)."""
+
+    quotes: dict[str, str] = field(default_factory=dict)
+    grounded: str | None = None
+
+
+def parse_quotes(data: bytes, path: str) -> Quotes:
+    """A quotes file, read strictly (size capped before parsing)."""
     if len(data) > MAX_QUOTES_BYTES:
         raise QuotesError(f"{path}: {len(data):,} bytes; a quotes file is read up to {MAX_QUOTES_BYTES:,}")
     try:
@@ -46,13 +55,22 @@ def parse_quotes(data: bytes, path: str) -> dict[str, str]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise QuotesError(f"{path}: not valid JSON ({' '.join(str(exc).split())[:120]})") from None
     quotes = value.get("quotes") if isinstance(value, dict) and value.get("schemaVersion") == SCHEMA_VERSION else None
-    if not isinstance(quotes, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in quotes.items()):
-        raise QuotesError(f'{path}: expected {{"schemaVersion": 1, "quotes": {{claim id: quote}}}}')
-    return quotes
+    grounded = value.get("groundedPage") if isinstance(value, dict) else None
+    if (
+        not isinstance(quotes, dict)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in quotes.items())
+        or not (grounded is None or isinstance(grounded, str))
+    ):
+        raise QuotesError(
+            f'{path}: expected {{"schemaVersion": 1, "quotes": {{claim id: quote}}, "groundedPage": page version}}'
+        )
+    return Quotes(quotes, grounded)
 
 
-def render_quotes(quotes: Mapping[str, str]) -> bytes:
-    document = {"schemaVersion": SCHEMA_VERSION, "quotes": dict(sorted(quotes.items()))}
+def render_quotes(quotes: Quotes) -> bytes:
+    document: dict[str, object] = {"schemaVersion": SCHEMA_VERSION, "quotes": dict(sorted(quotes.quotes.items()))}
+    if quotes.grounded is not None:
+        document["groundedPage"] = quotes.grounded
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 

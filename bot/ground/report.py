@@ -97,7 +97,7 @@ def render_plan_text(work: Sequence[GroundWork], waiting: Sequence[str]) -> str:
         else:
             lines.append("  no candidate evidence: the page names no path or definition of the code")
     if waiting:
-        lines.append(f"{plural(len(waiting), 'more page')} without claims wait for a later run")
+        lines.append(f"left for a later run: {plural(len(waiting), 'more page')} without claims")
     return "\n".join(lines) + "\n"
 
 
@@ -114,10 +114,12 @@ def render_result_text(pages: Sequence[PageGrounding], waiting: Sequence[str], w
         lines.extend(f"  ! refused: “{clip(s, 70)}” ({clip(why, 80)})" for s, why in p.refused)
         if p.problem:
             lines.append(f"  ! {one_line(p.problem)}")
+        if not (p.added or p.corrected or p.unsupported or p.refused or p.problem):
+            lines.append("  nothing to claim: the page states nothing the code shows")
     if written:
         lines.append(f"Wrote {plural(len(written), 'file')}: " + ", ".join(one_line(w) for w in written))
     if waiting:
-        lines.append(f"{plural(len(waiting), 'more page')} without claims wait for the next run")
+        lines.append(f"left for the next run: {plural(len(waiting), 'more page')} without claims")
     return "\n".join(lines) + "\n"
 
 

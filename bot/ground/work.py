@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..claims.sidecar import Sidecar
 from .candidates import Candidate
+from .quotes import Quotes
 from .references import Reference
 
 
@@ -18,7 +19,7 @@ class GroundWork:
     sidecar: Sidecar | None = None  # the claims it has (a page named on purpose may have some)
     references: list[Reference] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
-    quotes: dict[str, str] = field(default_factory=dict)  # claim id → quote, from its quotes file
+    quotes: Quotes = field(default_factory=Quotes)  # from its quotes file
     problem: str | None = None  # why the page cannot be grounded as it is (not UTF-8, broken front matter)
 
     @property

@@ -7,6 +7,7 @@ them as a pull request.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -73,8 +74,11 @@ async def run_fix(
 
 
 def now_iso() -> str:
-    """The moment, as OpenWiki writes it (`new Date().toISOString()`)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """The moment, as OpenWiki writes it (`new Date().toISOString()`); `SOURCE_DATE_EPOCH` (the reproducible-builds
+    convention) fixes it, so the same commit and the same answers give the same files, stamps included."""
+    fixed = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    moment = datetime.fromtimestamp(int(fixed), UTC) if fixed.isdigit() else datetime.now(UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)

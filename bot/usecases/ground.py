@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from ..claims.collation import collation_key
 from ..claims.pages import page_argument, sidecar_for
+from ..claims.sidecar import page_version
 from ..claims.snapshot import Kind, Snapshot
 from ..claims.sweep import Sweeper, SweepOptions
 from ..fix.engine import Usage
@@ -48,6 +49,7 @@ class GroundInputs:
     index: SymbolIndex
     taken: set[str]  # claim ids in use anywhere in the wiki
     holding: dict[str, bool]  # page → every claim it already has holds at the head
+    settled: list[str] = field(default_factory=list)  # pages without claims grounding already read as they are
 
 
 @dataclass
@@ -79,11 +81,14 @@ async def prepare_ground(
     wiki = sweeper.load()
     taken = {c.id for page in wiki.pages if page.sidecar for c in page.sidecar.claims}
     holding = {p.page: not any(c.verdict.needs_attention for c in p.claims) and not p.error for p in report.pages}
+    settled: list[str] = []
     if pages:
         chosen = [page_argument(p, wiki_dir) for p in pages]
         waiting: list[str] = []
     else:
-        chosen, waiting = list(wiki.ungrounded[:max_pages]), list(wiki.ungrounded[max_pages:])
+        settled = await _settled(source, head, wiki.ungrounded, wiki_dir)
+        left = [p for p in wiki.ungrounded if p not in settled]
+        chosen, waiting = left[:max_pages], left[max_pages:]
     loaded = {p.page: p for p in wiki.pages}
     quote_paths = [quotes_path(p, wiki_dir) for p in chosen]
     await source.fetch(head, [*chosen, *quote_paths])
@@ -122,7 +127,24 @@ async def prepare_ground(
         item.references = references(page, item.text, paths, index, skip=lambda path: rules.problem(path) is not None)
         item.candidates = candidates(item.references, item.text, paths, index)
         work.append(item)
-    return GroundInputs(work, waiting, view, index, taken, holding)
+    return GroundInputs(work, waiting, view, index, taken, holding, settled)
+
+
+async def _settled(source: Source, head: Snapshot, ungrounded: Sequence[str], wiki_dir: str) -> list[str]:
+    """Pages without claims that grounding already read whole as they are now: they state nothing the code shows
+    (a person may still name them to ground them again). Only pages with a quotes file are read."""
+    known = {page: quotes_path(page, wiki_dir) for page in ungrounded}
+    known = {page: path for page, path in known.items() if head.entry(path) is not None}
+    await source.fetch(head, [*known, *known.values()])
+    settled = []
+    for page, path in known.items():
+        try:
+            grounded = parse_quotes(head.read(path), path).grounded
+        except QuotesError:
+            continue
+        if grounded is not None and grounded == page_version(head.read(page)):
+            settled.append(page)
+    return settled
 
 
 async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_dir: str, at: str) -> GroundResult:

@@ -1,0 +1,361 @@
+"""`wikiwarden ground` on a small real repository: without a model (the plan a person grounds from by hand, text
+and JSON), and with the fake OpenAI server: the files it writes, a second run that changes nothing, refused
+answers, batches that continue where the last run stopped."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo
+from fakeopenai import FakeOpenAI
+
+from bot.claims.sidecar import page_version, parse_sidecar, render_sidecar
+from bot.claims.versions import FileText, lines_version
+from bot.cli import main
+from bot.ground.check import claim_id
+
+QUEUE_PY = '''"""A small task queue."""
+
+MAX_ITEMS = 100
+
+
+class TaskQueue:
+    """First in, first out."""
+
+    def __init__(self):
+        self.items = []
+
+    def push(self, item):
+        if len(self.items) >= MAX_ITEMS:
+            raise OverflowError("queue full")
+        self.items.append(item)
+
+    def drain(self):
+        items, self.items = self.items, []
+        return items
+'''
+QUEUE_MD = """---
+title: The queue
+---
+
+# The queue
+
+`TaskQueue` in `src/taskq/queue.py` keeps tasks first in, first out.
+A queue holds at most 100 items; `push()` raises `OverflowError` beyond that.
+
+`drain()` empties the queue and returns what it held. Install with `pip install taskq`, then set `True`.
+"""
+SETUP_MD = """# Setup
+
+Run `make` and then `./run --fast`. Nothing here names the code.
+"""
+FIFO = "TaskQueue keeps tasks first in, first out."
+LIMIT = "A queue holds at most 100 items."
+DRAIN = "`drain()` empties the queue and returns what it held."
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    for name in list(os.environ):
+        if name.startswith("WIKIWARDEN_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def wiki(repo: GitRepo) -> GitRepo:
+    repo.write("src/taskq/queue.py", QUEUE_PY)
+    repo.write("openwiki/queue.md", QUEUE_MD)
+    repo.write("openwiki/setup.md", SETUP_MD)
+    repo.commit("a wiki without claims")
+    return repo
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
+    def run(*args: str | Path) -> Run:
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def cli_in_thread(capsys: pytest.CaptureFixture[str]):
+    """The command in a thread of its own (it runs its own event loop), while this test's loop serves the fake."""
+
+    async def run(*args: str | Path) -> Run:
+        code = await asyncio.to_thread(main, [str(a) for a in args])
+        captured = capsys.readouterr()
+        return Run(code, captured.out, captured.err)
+
+    return run
+
+
+def use_fake(monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI) -> None:
+    monkeypatch.setenv("WIKIWARDEN_OPENAI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("WIKIWARDEN_OPENAI_API_KEY", fake.api_key)
+    monkeypatch.setenv("WIKIWARDEN_MODEL", "test-model")
+    monkeypatch.setenv("WIKIWARDEN_MODEL_MAX_RETRIES", "0")
+    monkeypatch.setenv("WIKIWARDEN_MODEL_TIMEOUT_SECONDS", "5")
+
+
+def status(root: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, check=True, text=True
+    ).stdout
+    return sorted(line[3:] for line in out.splitlines())
+
+
+def claim(statement: str, quote: str, *evidence: str) -> dict:
+    return {"statement": statement, "quote": quote, "evidence": list(evidence)}
+
+
+def answer(*claims: dict, edits: list | None = None, unsupported: list | None = None) -> dict:
+    return {"claims": list(claims), "edits": edits or [], "unsupported": unsupported or []}
+
+
+GOOD = answer(
+    claim(
+        FIFO, "`TaskQueue` in `src/taskq/queue.py` keeps tasks first in, first out.", "repo://src/taskq/queue.py#L6-L19"
+    ),
+    claim(LIMIT, "A queue holds at most 100 items;", "repo://src/taskq/queue.py#L3"),
+    claim(DRAIN, "`drain()` empties the queue and returns\n what it held.", "repo://src/taskq/queue.py#L17-L19"),
+)  # the last quote wraps where the page does not: only whitespace differs
+
+
+# -- without a model -------------------------------------------------------------------------------------
+
+
+def test_without_a_model_it_prints_each_pages_references_and_candidates(wiki: GitRepo, cli) -> None:
+    run = cli("ground", "--repo", wiki.root)
+    assert run.code == 1, run.err  # pages are left to ground
+    assert status(wiki.root) == []
+    assert run.out == (
+        "openwiki/queue.md\n"
+        "  line 7: TaskQueue → TaskQueue (src/taskq/queue.py)\n"
+        "  line 7: src/taskq/queue.py → src/taskq/queue.py\n"
+        "  line 8: push() → TaskQueue.push (src/taskq/queue.py)\n"
+        "  line 10: drain() → TaskQueue.drain (src/taskq/queue.py)\n"
+        "  4 candidates for `wikiwarden claim add`:\n"
+        "    repo://src/taskq/queue.py#L6-L19  (`TaskQueue` names class TaskQueue)\n"
+        "    repo://src/taskq/queue.py#L12-L15  (`push()` names method TaskQueue.push)\n"
+        "    repo://src/taskq/queue.py#L17-L19  (`drain()` names method TaskQueue.drain)\n"
+        "    repo://src/taskq/queue.py  (`src/taskq/queue.py` names the file)\n"
+        "openwiki/setup.md\n"
+        "  no candidate evidence: the page names no path or definition of the code\n"
+    )
+
+
+def test_the_plan_as_json(wiki: GitRepo, cli) -> None:
+    run = cli("ground", "--repo", wiki.root, "--model", "none", "--format", "json", "--max-pages", "1")
+    document = json.loads(run.out)
+    assert document["format_version"] == 1 and document["mode"] == "plan"
+    assert document["wiki_dir"] == "openwiki"
+    assert document["head"] == wiki.git("rev-parse", "HEAD").strip()
+    assert document["waiting"] == ["openwiki/setup.md"]  # one page a run: the other waits
+    (page,) = document["pages"]
+    assert page["page"] == "openwiki/queue.md" and page["claims"] == 0 and page["problem"] is None
+    assert page["references"][2] == {
+        "text": "push()",
+        "kind": "code",
+        "line": 8,
+        "targets": [
+            {"path": "src/taskq/queue.py", "definition": "TaskQueue.push", "kind": "method", "lines": [12, 15]}
+        ],
+    }
+    assert [r["text"] for r in page["references"]] == ["TaskQueue", "src/taskq/queue.py", "push()", "drain()"]
+    assert page["candidates"][0] == {
+        "resource": "repo://src/taskq/queue.py#L6-L19",
+        "why": "`TaskQueue` names class TaskQueue",
+    }
+
+
+def test_a_plan_of_a_grounded_wiki_has_nothing_to_do(wiki: GitRepo, cli) -> None:
+    for page in ("queue", "setup"):
+        assert cli("claim", "add", "--repo", wiki.root, f"{page}.md", "x", "repo://src/taskq/queue.py").code == 0
+    run = cli("ground", "--repo", wiki.root)
+    assert (run.code, run.out) == (0, "\nevery page has claims: nothing to ground\n")
+
+
+def test_usage_errors(wiki: GitRepo, cli) -> None:
+    run = cli("ground", "--repo", wiki.root, "--max-pages", "0")
+    assert (run.code, run.err) == (2, "wikiwarden: error: --max-pages must be at least 1\n")
+    run = cli("ground", "--repo", wiki.root, "--wiki-dir", "nowiki")
+    assert run.code == 2 and "nowiki" in run.err
+    run = cli("ground", "--repo", wiki.root, "nosuchpage.md")
+    assert run.code == 1 and "openwiki/nosuchpage.md is not a page of" in run.out
+    assert status(wiki.root) == []
+
+
+# -- with a model ----------------------------------------------------------------------------------------
+
+
+async def test_grounding_writes_sidecars_quotes_and_okf_fields(
+    wiki: GitRepo, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_fake(monkeypatch, fake_openai)
+    fake_openai.reply_json(GOOD)
+    fake_openai.reply_json(answer())  # setup.md states nothing the code shows
+
+    run = await cli_in_thread("ground", "--repo", wiki.root)
+
+    assert run.code == 0, run.out + run.err
+    assert len(fake_openai.requests) == 2
+    prompt = fake_openai.requests[0]["messages"][1]["content"]
+    assert "Page: openwiki/queue.md" in prompt
+    assert "repo://src/taskq/queue.py#L17-L19  (`drain()` names method TaskQueue.drain)" in prompt
+    written = [
+        "openwiki/.claims/queue.json",
+        "openwiki/.wikiwarden/quotes/queue.json",
+        "openwiki/.wikiwarden/quotes/setup.json",
+        "openwiki/queue.md",
+    ]
+    assert status(wiki.root) == written
+    assert f"Wrote 4 files: {', '.join(written)}" in run.out
+    assert "openwiki/setup.md\n  nothing to claim: the page states nothing the code shows\n" in run.out
+    # setup.md has no claims, and is not asked about again until it changes
+    assert json.loads(wiki.read("openwiki/.wikiwarden/quotes/setup.json")) == {
+        "schemaVersion": 1,
+        "quotes": {},
+        "groundedPage": page_version(SETUP_MD.encode()),
+    }
+
+    ids = [claim_id("openwiki/queue.md", s, ()) for s in (FIFO, LIMIT, DRAIN)]
+    sidecar = parse_sidecar(wiki.read("openwiki/.claims/queue.json"), "openwiki/.claims/queue.json")
+    assert [(c.id, c.statement) for c in sidecar.claims] == list(zip(ids, (FIFO, LIMIT, DRAIN), strict=True))
+    drain = sidecar.claims[2].evidence[0]
+    assert drain.resource == "repo://src/taskq/queue.py#L17-L19"
+    assert drain.version == lines_version(FileText(QUEUE_PY.encode()), 16, 19)  # computed here, never the model's
+    assert render_sidecar(sidecar) == wiki.read("openwiki/.claims/queue.json")  # OpenWiki's bytes
+    assert sidecar.verification is not None and sidecar.verification.by.startswith("wikiwarden/")
+
+    quotes = json.loads(wiki.read("openwiki/.wikiwarden/quotes/queue.json"))
+    assert quotes["quotes"][ids[2]] == "`drain()` empties the queue and returns\n what it held."
+    assert quotes["groundedPage"] == page_version(wiki.read("openwiki/queue.md"))
+
+    page = wiki.read("openwiki/queue.md").decode()
+    assert page.endswith(QUEUE_MD.split("---\n", 2)[2])  # the body as it was
+    assert "resource: repo://src/taskq/queue.py" in page  # sources projected
+    assert "generated:" not in page  # the prose did not change: generated stays as it was
+    assert "verified:\n  - by: wikiwarden/" in page
+
+    again = await cli_in_thread("ground", "--repo", wiki.root)  # grounded pages are not asked again
+    assert len(fake_openai.requests) == 2
+    assert status(wiki.root) == written
+    assert again.code == 0 and again.out == "\nevery page has claims: nothing to ground\n"
+    check = await cli_in_thread("check", "--repo", wiki.root)
+    assert check.code == 0, check.out
+
+    wiki.write("openwiki/setup.md", SETUP_MD + "\nThe queue holds 100 items.\n")  # changed: asked again
+    fake_openai.reply_json(answer())
+    third = await cli_in_thread("ground", "--repo", wiki.root)
+    assert (
+        len(fake_openai.requests) == 3
+        and "Page: openwiki/setup.md" in fake_openai.requests[2]["messages"][1]["content"]
+    )
+    assert third.code == 0
+
+
+async def test_the_same_answers_give_the_same_files(
+    make_repo: Callable[..., GitRepo], cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_fake(monkeypatch, fake_openai)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764547200")
+    trees = []
+    for name in ("one", "two"):
+        repo = make_repo(name)
+        repo.write("src/taskq/queue.py", QUEUE_PY)
+        repo.write("openwiki/queue.md", QUEUE_MD)
+        repo.commit("same")
+        fake_openai.reply_json(GOOD)
+        await cli_in_thread("ground", "--repo", repo.root)
+        trees.append({p: repo.read(p) for p in status(repo.root)})
+    assert trees[0] == trees[1]
+    assert b'"at": "2025-12-01T00:00:00.000Z"' in trees[0]["openwiki/.claims/queue.json"]
+
+
+async def test_refused_claims_are_asked_again_then_reported(
+    wiki: GitRepo, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_fake(monkeypatch, fake_openai)
+    invented = claim("The queue is thread-safe.", "The queue is thread-safe.", "repo://src/taskq/queue.py#L6-L19")
+    unvouched = claim(
+        "`clear()` empties the queue.", "`drain()` empties the queue", "repo://src/taskq/queue.py#L12-L15"
+    )
+    fine = claim(FIFO, "keeps tasks first in, first out.", "repo://src/taskq/queue.py#L6-L19")
+    for _ in range(2):  # the same answer twice: refused twice
+        fake_openai.reply_json(answer(invented, unvouched, fine))
+
+    run = await cli_in_thread("ground", "--repo", wiki.root, "queue.md")
+
+    assert run.code == 1
+    assert len(fake_openai.requests) == 2
+    refusal = fake_openai.requests[1]["messages"][-1]["content"]
+    assert "its quote is not text of the page body (copy it verbatim)" in refusal
+    assert "the statement quotes `clear()`, which its evidence does not contain" in refusal
+    assert "! refused: “The queue is thread-safe.” (its quote is not text of the page body" in run.out
+    assert "! refused: “`clear()` empties the queue.” (the statement quotes `clear()`" in run.out
+    sidecar = parse_sidecar(wiki.read("openwiki/.claims/queue.json"), "openwiki/.claims/queue.json")
+    assert [c.statement for c in sidecar.claims] == [FIFO]  # what passed is kept
+    assert sidecar.verification is None  # not every statement of the page is grounded
+    assert "verified:" not in wiki.read("openwiki/queue.md").decode()
+
+
+async def test_a_contradicted_statement_is_corrected_or_left_for_a_person(
+    wiki: GitRepo, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wiki.write("openwiki/queue.md", QUEUE_MD.replace("at most 100 items", "at most 50 items"))
+    use_fake(monkeypatch, fake_openai)
+    fake_openai.reply_json(
+        answer(
+            claim(LIMIT, "A queue holds at most 100 items;", "repo://src/taskq/queue.py#L3"),
+            edits=[{"file": "openwiki/queue.md", "search": "at most 50 items", "replace": "at most 100 items"}],
+            unsupported=[{"quote": "Install with `pip install taskq`", "reason": "the repository has no package"}],
+        )
+    )
+    run = await cli_in_thread("ground", "--repo", wiki.root, "openwiki/queue.md")
+    assert run.code == 1  # a statement is left for a person
+    assert "✎ the prose was corrected where the code contradicts it" in run.out
+    assert "? unsupported: “Install with `pip install taskq`” (the repository has no package)" in run.out
+    page = wiki.read("openwiki/queue.md").decode()
+    assert "A queue holds at most 100 items; `push()` raises" in page
+    assert 'generated: {by: "wikiwarden/' in page  # the prose changed
+    assert "verified:" not in page  # a statement of the page is unsupported
+    sidecar = parse_sidecar(wiki.read("openwiki/.claims/queue.json"), "openwiki/.claims/queue.json")
+    assert sidecar.page_version == page_version(page.encode())  # of the corrected page
+    assert [c.statement for c in sidecar.claims] == [LIMIT]
+
+
+async def test_batches_continue_where_the_last_run_stopped(
+    wiki: GitRepo, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_fake(monkeypatch, fake_openai)
+    fake_openai.reply_json(GOOD)
+    first = await cli_in_thread("ground", "--repo", wiki.root, "--max-pages", "1")
+    assert first.code == 0
+    assert "left for the next run: 1 more page without claims" in first.out
+    assert len(fake_openai.requests) == 1
+    wiki.commit("first batch")
+
+    fake_openai.reply_json(answer(claim("`make` builds it.", "Run `make`", "repo://src/taskq/queue.py")))
+    fake_openai.reply_json(answer(claim("`make` builds it.", "Run `make`", "repo://src/taskq/queue.py")))
+    second = await cli_in_thread("ground", "--repo", wiki.root, "--max-pages", "1")
+    assert "Page: openwiki/setup.md" in fake_openai.requests[1]["messages"][1]["content"]
+    assert second.code == 1  # `make` is not in the evidence: refused (twice)
+    assert "more page" not in second.out
