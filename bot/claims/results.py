@@ -42,6 +42,29 @@ class PageResult:
     claims: tuple[ClaimResult, ...] = ()
 
 
+class BrokenReference(NamedTuple):
+    """A code span or link of a page naming what is gone: a definition or file the change removed or renamed, or
+    (a full sweep) a path that does not exist."""
+
+    page: str
+    line: int  # the page line the mention stands on
+    text: str  # the span or link, as written
+    target: str  # what it named: a definition's qualified name, or a path
+    path: str  # the file the target was in (the path itself when the target is a path)
+    what: str  # "removed", "renamed" or "missing" (no such path)
+    renamed_to: str | None = None  # the new qualified name, when renamed
+    at: tuple[str, int] | None = None  # where the head shows it: the renamed or emptied file and line
+
+
+class PageCoverage(NamedTuple):
+    """How much of a page its claims ground: its claims, its blocks of prose, and those holding a claim's quote."""
+
+    page: str
+    claims: int
+    paragraphs: int
+    grounded: int
+
+
 @dataclass(frozen=True)
 class SweepReport:
     head: str
@@ -50,6 +73,8 @@ class SweepReport:
     pages: tuple[PageResult, ...]
     ungrounded_pages: tuple[str, ...] = ()
     unaffected_pages: int = 0  # diff-aware sweep: pages citing nothing the change touched, not re-checked
+    broken_references: tuple[BrokenReference, ...] = ()
+    coverage: tuple[PageCoverage, ...] = ()  # every page's, when the check measured it
     summary: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -67,6 +92,7 @@ class SweepReport:
             page_errors=sum(1 for p in self.pages if p.error),
             ungrounded_pages=len(self.ungrounded_pages),
             unaffected_pages=self.unaffected_pages,
+            broken_references=len(self.broken_references),
         )
         object.__setattr__(self, "summary", summary)
 
@@ -76,8 +102,11 @@ class SweepReport:
 
     @property
     def needs_attention(self) -> bool:
-        """True when any claim is stale, unresolved or in error, or a page could not be read."""
-        return any(p.error or any(c.verdict.needs_attention for c in p.claims) for p in self.pages)
+        """True when any claim is stale, unresolved or in error, a page could not be read, or a page names code
+        that is gone."""
+        return bool(self.broken_references) or any(
+            p.error or any(c.verdict.needs_attention for c in p.claims) for p in self.pages
+        )
 
     def claims(self) -> list[tuple[PageResult, ClaimResult]]:
         return [(page, claim) for page in self.pages for claim in page.claims]
