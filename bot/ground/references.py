@@ -108,7 +108,7 @@ def mentions(page_text: str) -> list[Mention]:
     return found
 
 
-def _path_of(mention: Mention, page: str) -> str | None:
+def path_of(mention: Mention, page: str) -> str | None:
     """The repository path a mention may name, normalised; None when it cannot be one."""
     text = mention.text.strip()
     if mention.kind == "link":
@@ -139,7 +139,7 @@ def _symbol_of(mention: Mention) -> str | None:
 
 def resolve(mention: Mention, page: str, paths: Collection[str], index: SymbolIndex) -> tuple[Target, ...]:
     """What a mention names in a repository of `paths` (files, and the folders they make) and `index`."""
-    path = _path_of(mention, page)
+    path = path_of(mention, page)
     if path is not None and (path in paths or is_folder(path, paths)):
         return (Target(path),)
     name = _symbol_of(mention)
