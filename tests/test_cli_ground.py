@@ -359,3 +359,51 @@ async def test_batches_continue_where_the_last_run_stopped(
     assert "Page: openwiki/setup.md" in fake_openai.requests[1]["messages"][1]["content"]
     assert second.code == 1  # `make` is not in the evidence: refused (twice)
     assert "more page" not in second.out
+
+
+# -- what check says about references, without a model ---------------------------------------------------
+
+
+def test_check_base_reports_references_a_change_broke(wiki: GitRepo, cli) -> None:
+    wiki.write("src/taskq/queue.py", QUEUE_PY.replace("    def drain(self):", "    def flush(self):"))
+    wiki.commit("drain is flush now")
+    run = cli("check", "--repo", wiki.root, "--base", "HEAD~1")
+    assert run.code == 1
+    assert run.out.endswith(
+        "Broken references (1):\n"
+        "  ✗ openwiki/queue.md:10  drain() (TaskQueue.drain): renamed by this change to TaskQueue.flush\n"
+    )
+    wiki.write("src/taskq/queue.py", QUEUE_PY.split("    def drain", maxsplit=1)[0])
+    wiki.commit("no drain at all")
+    document = json.loads(cli("check", "--repo", wiki.root, "--base", "HEAD~2", "--format", "json").out)
+    assert document["broken_references"] == [
+        {
+            "page": "openwiki/queue.md",
+            "line": 10,
+            "text": "drain()",
+            "target": "TaskQueue.drain",
+            "path": "src/taskq/queue.py",
+            "what": "removed",
+            "renamed_to": None,
+            "at": ["src/taskq/queue.py", 16],  # where it stood, within what is left of the file
+        }
+    ]
+    assert document["summary"]["broken_references"] == 1 and document["needs_attention"]
+
+
+def test_moved_definitions_values_and_commands_raise_no_alarm(wiki: GitRepo, cli) -> None:
+    body = QUEUE_PY.split("    def drain", maxsplit=1)[0]
+    wiki.write("src/taskq/queue.py", body)
+    wiki.write("src/taskq/drain.py", "def drain(queue):\n    items, queue.items = queue.items, []\n    return items\n")
+    wiki.commit("drain moved to its own module")
+    run = cli("check", "--repo", wiki.root, "--base", "HEAD~1")
+    assert (run.code, "Broken references" in run.out) == (0, False)  # `pip install taskq`, `True`: not references
+
+
+def test_a_full_check_reports_missing_paths_and_coverage(wiki: GitRepo, cli) -> None:
+    wiki.write("openwiki/setup.md", SETUP_MD + "\nThe entry point is `src/taskq/main.py`; see [the queue](queue.md).\n")
+    run = cli("check", "--repo", wiki.root, "--verbose")
+    assert run.code == 1
+    assert "  ✗ openwiki/setup.md:5  src/taskq/main.py: no such path in the repository\n" in run.out
+    assert "Coverage: claims on 0 of 2 pages; 0% of 4 paragraphs carry a grounded quote\n" in run.out
+    assert "  openwiki/queue.md  0 claims, 0 of 2 paragraphs grounded (0%)\n" in run.out

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from .inert import code, fence, prose
-from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from .results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from .verdicts import Verdict
 from .wording import clip, one_line, plural, printable
 
@@ -33,7 +33,37 @@ def summary_line(report: SweepReport) -> str:
         line += f"; {s['touched']} touched by this change"
     if s["page_errors"]:
         line += f"; {plural(s['page_errors'], 'unreadable sidecar')}"
+    if s["broken_references"]:
+        line += f"; {plural(s['broken_references'], 'broken reference')}"
     return line
+
+
+def _broken_note(ref: BrokenReference, changed: bool) -> str:
+    """What happened to what a reference named, in words (`renamed_to` and `target` are code's names)."""
+    if ref.what == "missing":
+        return "no such path in the repository"
+    by = " by this change" if changed else ""
+    if ref.what == "renamed" and ref.renamed_to:
+        return f"renamed{by} to {ref.renamed_to}"
+    return f"{ref.what}{by}"
+
+
+def _coverage_line(report: SweepReport) -> str | None:
+    if not report.coverage:
+        return None
+    with_claims = sum(1 for c in report.coverage if c.claims)
+    paragraphs = sum(c.paragraphs for c in report.coverage)
+    grounded = sum(c.grounded for c in report.coverage)
+    share = f"{100 * grounded / paragraphs:.0f}%" if paragraphs else "no"
+    return (
+        f"Coverage: claims on {with_claims} of {plural(len(report.coverage), 'page')}; "
+        f"{share} of {plural(paragraphs, 'paragraph')} carry a grounded quote"
+    )
+
+
+def _page_coverage(c: PageCoverage) -> str:
+    share = f" ({100 * c.grounded / c.paragraphs:.0f}%)" if c.paragraphs else ""
+    return f"{plural(c.claims, 'claim')}, {c.grounded} of {plural(c.paragraphs, 'paragraph')} grounded{share}"
 
 
 def _header(report: SweepReport) -> str:
@@ -109,6 +139,19 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
                 out.extend(f"        {printable(line)}" for line in _diff(evidence.old_text, evidence.new_text))
         if fresh:
             out.append(f"  ✓ {fresh} fresh")
+    if report.broken_references:
+        out.append("")
+        out.append(f"Broken references ({len(report.broken_references)}):")
+        for ref in report.broken_references:
+            target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
+            note = _broken_note(ref, report.base is not None)
+            out.append(f"  ✗ {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}")
+    coverage = _coverage_line(report)
+    if coverage:
+        out.append("")
+        out.append(coverage)
+        if verbose:
+            out.extend(f"  {one_line(c.page)}  {_page_coverage(c)}" for c in report.coverage)
     if report.ungrounded_pages and verbose:
         out.append("")
         out.append("Pages without claims: " + ", ".join(one_line(p) for p in report.ungrounded_pages))
@@ -168,10 +211,22 @@ def render_markdown(report: SweepReport, limit: int | None = None) -> str:
             body += ["", f"### {title} ({len(items)})", ""]
             for page, claim in items:
                 body += _md_claim(page, claim)
-    broken = [p for p in report.pages if p.error]
-    if broken:
-        body += ["", f"### Unreadable sidecars ({len(broken)})", ""]
-        body += [f"- {code(p.sidecar)}: {prose(p.error or '')}" for p in broken]
+    unreadable = [p for p in report.pages if p.error]
+    if unreadable:
+        body += ["", f"### Unreadable sidecars ({len(unreadable)})", ""]
+        body += [f"- {code(p.sidecar)}: {prose(p.error or '')}" for p in unreadable]
+    if report.broken_references:
+        body += ["", f"### Broken references ({len(report.broken_references)})", ""]
+        for ref in report.broken_references:
+            target = "" if ref.target == ref.text else f" ({code(ref.target)})"
+            note = prose(_broken_note(ref, report.base is not None))
+            body.append(f"- {code(ref.page)} line {ref.line}: {code(ref.text)}{target}: {note}")
+    coverage = _coverage_line(report)
+    if coverage:
+        body += ["", f"### {prose(coverage)}", "", "<details><summary>per page</summary>", ""]
+        body += ["| page | claims | paragraphs | grounded |", "|---|---:|---:|---:|"]
+        body += [f"| {prose(c.page)} | {c.claims} | {c.paragraphs} | {c.grounded} |" for c in report.coverage]
+        body += ["", "</details>"]
     return _truncate("\n".join(head + body) + "\n", limit)
 
 
@@ -243,6 +298,10 @@ def report_json(report: SweepReport) -> dict[str, Any]:
             for page in report.pages
         ],
         "ungrounded_pages": list(report.ungrounded_pages),
+        "broken_references": [
+            ref._asdict() | {"at": list(ref.at) if ref.at else None} for ref in report.broken_references
+        ],
+        "coverage": [c._asdict() for c in report.coverage],
     }
 
 

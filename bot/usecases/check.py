@@ -10,10 +10,14 @@ from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, SweepOptions, wiki_reads
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
+from .references import with_references
 
 
-async def check(source: Source, head: Snapshot, change: Change | None, options: SweepOptions) -> SweepReport:
-    """Sweep the wiki at `head` through `change` (every claim, without one).
+async def check(
+    source: Source, head: Snapshot, change: Change | None, options: SweepOptions, *, references: bool = True
+) -> SweepReport:
+    """Sweep the wiki at `head` through `change` (every claim, without one), and (unless `references` is False)
+    find the references pages make to code that is gone.
 
     The core says what it will read before it runs (the sidecars and the ignore file, then the files the
     loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop.
@@ -23,7 +27,8 @@ async def check(source: Source, head: Snapshot, change: Change | None, options: 
     wiki = sweeper.load()
     for snapshot, paths in sweeper.reads(wiki):
         await source.fetch(snapshot, paths)
-    return await asyncio.to_thread(sweeper.sweep, wiki)
+    report = await asyncio.to_thread(sweeper.sweep, wiki)
+    return await with_references(source, head, change, options, report) if references else report
 
 
 async def check_revisions(source: Source, head: str | None, base: str | None, options: SweepOptions) -> SweepReport:

@@ -45,7 +45,7 @@ async def prepare_fix(
 ) -> FixInputs:
     """Check, then read what the fix needs: every page with work (at most `cap` claims to decide; every claim
     that needs attention when `options.recheck_all`, only those the change made stale otherwise)."""
-    report = await check(source, head, change, options)
+    report = await check(source, head, change, options, references=False)
     last_path = f"{options.wiki_dir}/{LAST_UPDATE}"
     pages = pages_with_work(report)
     await source.fetch(head, [path for page in pages for path in (page.page, page.sidecar)] + [last_path])

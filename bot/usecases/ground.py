@@ -76,7 +76,7 @@ async def prepare_ground(
     """The pages to ground this run (the named ones, else the next `max_pages` without claims), each with its
     references and candidates, and the code view the agent reads through."""
     wiki_dir = options.wiki_dir
-    report = await check(source, head, None, options)  # also brings in the sidecars
+    report = await check(source, head, None, options, references=False)  # also brings in the sidecars
     sweeper = Sweeper(head, None, options)
     wiki = sweeper.load()
     taken = {c.id for page in wiki.pages if page.sidecar for c in page.sidecar.claims}

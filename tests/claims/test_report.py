@@ -80,6 +80,8 @@ def test_json_document_is_stable() -> None:
         "needs_attention",
         "pages",
         "ungrounded_pages",
+        "broken_references",  # added in format 1 (fields are only ever added within a format version)
+        "coverage",
     ]
     claim = document["pages"][0]["claims"][0]
     assert list(claim) == ["id", "statement", "verdict", "touched", "error", "evidence"]
@@ -164,3 +166,35 @@ def test_text_report_is_plain_words_with_counts_that_agree() -> None:
     [line] = [line for line in text.splitlines() if "claim_1" in line]
     statement = line.split("claim_1  ", 1)[1].removesuffix("  [this change]")
     assert statement.endswith("…") and len(statement) <= 90 and long.startswith(statement[:-1])
+
+
+HOSTILE = "@octocat closes #1 <img src=x> `x` | y"
+
+
+def test_broken_references_and_coverage_render_inert_and_counted() -> None:
+    from bot.claims.results import BrokenReference, PageCoverage
+
+    report = SweepReport(
+        head="h",
+        base="b",
+        wiki_dir="openwiki",
+        pages=(),
+        broken_references=(
+            BrokenReference(
+                f"openwiki/{HOSTILE}.md", 3, HOSTILE, "Q.drain", "src/q.py", "renamed", "Q.flush", ("src/q.py", 4)
+            ),
+            BrokenReference("openwiki/a.md", 9, "src/x.py", "src/x.py", "src/x.py", "removed"),
+        ),
+        coverage=(PageCoverage(f"openwiki/{HOSTILE}.md", 2, 4, 1),),
+    )
+    assert summary_line(report).endswith("; 2 broken references")
+    markdown = render_markdown(report)
+    assert_inert_markdown(markdown, html=r"<details><summary>per page</summary>|</details>")
+    assert "### Broken references (2)" in markdown
+    assert "renamed by this change to Q.flush" in visible(markdown)
+    assert "line 9: " in markdown and ": removed by this change" in markdown
+    text = render_text(report)
+    assert "  ✗ openwiki/a.md:9  src/x.py: removed by this change\n" in text
+    assert "Coverage: claims on 1 of 1 page; 25% of 4 paragraphs carry a grounded quote" in text
+    rows = [line for line in markdown.splitlines() if line.startswith("| ") and "openwiki/" in visible(line)]
+    assert len(rows) == 1 and rows[0].count(" | ") == 3  # the hostile page name stays in its cell

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 import pytest
 
 from bot.claims import resolve_evidence
+from bot.claims.results import BrokenReference, PageCoverage
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
 from bot.claims.sweep import MAX_SIDECAR_BYTES, SweepOptions, sweep
@@ -91,13 +92,74 @@ CLAIMS = {
 def test_a_full_check_fetches_the_sidecars_then_the_cited_files_and_nothing_else() -> None:
     files = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER, "src/unrelated.py": "x = 1\n"}, CLAIMS)
     head = FetchFirst(MemorySnapshot(files), "head")
-    report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions()))
+    report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions(), references=False))
     assert head.fetches == [
         ["openwiki/.claims/other.json", "openwiki/.claims/queue.json"],  # (and the ignore file, had it one)
         ["src/other.py", "src/queue.py"],
     ]
     assert report == sweep(MemorySnapshot(files, label="head"), None, SweepOptions())
     assert report.summary["fresh"] == 2
+
+
+def test_a_full_check_then_reads_the_pages_for_their_references_and_coverage() -> None:
+    files = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    files["openwiki/setup.md"] = b"# Setup\n\nSee `src/queue.py` and `src/gone.py`, run `make all`.\n"
+    head = FetchFirst(MemorySnapshot(files), "head")
+    report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions()))
+    assert head.fetches[2] == ["openwiki/other.md", "openwiki/queue.md", "openwiki/setup.md"]
+    assert head.fetches[3:] == [["openwiki/.claims/other.json", "openwiki/.claims/queue.json"]]  # no quotes files
+    assert report.broken_references == (
+        BrokenReference("openwiki/setup.md", 3, "src/gone.py", "src/gone.py", "src/gone.py", "missing"),
+    )
+    assert report.needs_attention and report.summary["broken_references"] == 1
+    assert report.coverage == (
+        PageCoverage("openwiki/other.md", 1, 1, 0),  # one claim, one paragraph, no quote kept
+        PageCoverage("openwiki/queue.md", 1, 1, 0),
+        PageCoverage("openwiki/setup.md", 0, 1, 0),
+    )
+
+
+def _diff_check(old: dict[str, bytes], new: dict[str, bytes], *files: FileChange):  # type: ignore[no-untyped-def]
+    head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
+    source = FetchFirstSource(head)
+    source.files = lambda snapshot: sorted(snapshot.inner.files)  # type: ignore[method-assign]
+    report = asyncio.run(check(source, head, Change(base, files), SweepOptions()))
+    return report, head, base
+
+
+USAGE = b"# Usage\n\nCall `Queue.pop()` to take the oldest item; `helper()` answers.\n"
+
+
+def test_a_change_removing_a_definition_a_page_names_breaks_its_reference() -> None:
+    old = {**grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS), "openwiki/usage.md": USAGE}
+    new = {**old, "src/queue.py": QUEUE.split("\n\n", maxsplit=1)[0].encode() + b"\n"}  # pop() removed
+    report, head, _ = _diff_check(old, new, FileChange("src/queue.py", "src/queue.py"))
+    assert report.broken_references == (
+        BrokenReference(
+            "openwiki/usage.md", 3, "Queue.pop()", "Queue.pop", "src/queue.py", "removed", None, ("src/queue.py", 3)
+        ),
+    )  # annotated where it stood, within what is left of the file
+    assert "openwiki/usage.md" in head.fetched
+
+
+def test_a_renamed_definition_is_named_and_a_moved_one_is_not_broken() -> None:
+    old = {**grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS), "openwiki/usage.md": USAGE}
+    renamed = {**old, "src/queue.py": QUEUE.replace("def pop(", "def take(").encode()}
+    report, _, _ = _diff_check(old, renamed, FileChange("src/queue.py", "src/queue.py"))
+    [ref] = report.broken_references
+    assert (ref.what, ref.renamed_to, ref.at) == ("renamed", "Queue.take", ("src/queue.py", 5))
+
+    moved = {**old, "src/other.py": b"", "src/util.py": OTHER.encode()}  # helper() moved to another file
+    report, _, _ = _diff_check(old, moved, FileChange("src/other.py", "src/other.py"), FileChange(None, "src/util.py"))
+    assert report.broken_references == ()
+
+
+def test_a_change_removing_nothing_reads_no_page() -> None:
+    old = {**grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS), "openwiki/usage.md": USAGE}
+    new = {**old, "src/other.py": b"def helper():\n    return 43\n"}
+    report, head, _ = _diff_check(old, new, FileChange("src/other.py", "src/other.py"))
+    assert report.broken_references == ()
+    assert not any(path.endswith(".md") for path in head.fetched)
 
 
 def test_a_diff_aware_check_fetches_only_what_the_change_can_have_affected() -> None:

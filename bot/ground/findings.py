@@ -1,0 +1,120 @@
+"""What `check` reports about the code a wiki names, without a model: references a change broke (a definition or
+file it removed or renamed), paths that do not exist (a full sweep), and how much of each page its claims ground.
+
+Pure: page texts, paths and symbol indexes in, the sweep report's plain records out. The use case decides what
+to read; `gone` tells it first whether a change removed anything a page could name, so a change that removes
+nothing costs no page read at all.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+
+from ..claims.results import BrokenReference, PageCoverage
+from .quotes import Quotes, coverage
+from .references import DeadReference, Mention, is_folder, mentions, path_of
+from .symbols import SymbolIndex
+
+
+@dataclass(frozen=True)
+class Gone:
+    """What a change took away that a page could name: definitions' names and qualified names, and paths."""
+
+    names: frozenset[str]  # last segments (`drain`) and qualified names (`TaskQueue.drain`) of removed definitions
+    paths: frozenset[str]  # files deleted or renamed away
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.paths)
+
+
+def gone(before: SymbolIndex, after: SymbolIndex, paths_before: Collection[str], paths_after: Collection[str]) -> Gone:
+    """Definitions of the changed files at the base that none of them has at the head, and files gone."""
+    kept = {d.qualified for d in after.definitions}
+    names: set[str] = set()
+    for definition in before.definitions:
+        if definition.qualified not in kept:
+            names.update((definition.name, definition.qualified))
+    return Gone(frozenset(names), frozenset(p for p in paths_before if p not in paths_after))
+
+
+def may_name(mention: Mention, page: str, what: Gone) -> bool:
+    """Whether a mention can name something gone (cheap: decides which pages' references are resolved)."""
+    path = path_of(mention, page)
+    if path is not None and any(p == path or p.startswith(path.rstrip("/") + "/") for p in what.paths):
+        return True
+    words = mention.text.replace("::", ".").replace("#", ".").split("(", 1)[0].strip()
+    return words in what.names or words.rsplit(".", 1)[-1] in what.names
+
+
+def missing_paths(page: str, page_text: str, paths: Collection[str]) -> list[BrokenReference]:
+    """Links, and code spans shaped like a repository path, naming a path that does not exist.
+
+    A code span is taken for a path only when it has a folder and a file name with an extension and its first
+    folder exists in the repository (`src/old.py`, not `/usr/bin/env`, `a/b` or `npm run build`); a relative
+    link always names a path of the repository.
+    """
+    found = []
+    for mention in mentions(page_text):
+        path = path_of(mention, page)
+        if path is None or path in paths or is_folder(path, paths):
+            continue
+        if mention.kind == "code" and not _path_shaped(path, paths):
+            continue
+        found.append(BrokenReference(page, mention.line, mention.text, path, path, "missing"))
+    return found
+
+
+def _path_shaped(path: str, paths: Collection[str]) -> bool:
+    folder, name = posixpath.split(path)
+    if not folder or "." not in name.strip(".") or any(c in path for c in "*?[]{}<>|$`'\"\\"):
+        return False
+    return is_folder(folder.split("/", 1)[0], paths)
+
+
+def broken(dead: Iterable[DeadReference], paths_after: Collection[str]) -> list[BrokenReference]:
+    """The dead references of a change as the report's records; `at` is where the head shows what happened: the
+    new definition of a renamed one, the file a removed definition stood in (at its old line, within the file)."""
+    found = []
+    for ref in dead:
+        target = ref.target
+        definition = target.definition
+        if definition is None:
+            found.append(
+                BrokenReference(ref.page, ref.mention.line, ref.mention.text, target.path, target.path, "removed")
+            )
+            continue
+        at: tuple[str, int] | None = None
+        renamed = ref.renamed_to.qualified if ref.renamed_to is not None else None
+        if ref.renamed_to is not None:
+            at = (ref.renamed_to.path, ref.renamed_to.start)
+        elif definition.path in paths_after:
+            at = (definition.path, definition.start)
+        found.append(
+            BrokenReference(
+                ref.page,
+                ref.mention.line,
+                ref.mention.text,
+                definition.qualified,
+                definition.path,
+                ref.what,
+                renamed,
+                at,
+            )
+        )
+    return found
+
+
+def page_coverage(page: str, page_text: str, claim_ids: list[str], quotes: Quotes) -> PageCoverage:
+    measured = coverage(page_text, claim_ids, quotes.quotes)
+    return PageCoverage(page, measured.claims, measured.paragraphs, measured.grounded)
+
+
+def clip_lines(at: tuple[str, int] | None, lines_of: Callable[[str], int]) -> tuple[str, int] | None:
+    """`at` with its line within the file as it is at the head (a removed definition's old line may be past the
+    end of what is left)."""
+    if at is None:
+        return None
+    path, line = at
+    return path, max(1, min(line, lines_of(path)))

@@ -1,0 +1,157 @@
+"""The code a wiki names, checked without a model, through any source: what a change removed or renamed that a
+page (grounded or not) still names, the paths pages name that do not exist, and how much of each page its claims
+ground. `check` adds these to its sweep report.
+
+What it reads is kept to what can matter: a change that removes no definition and no file reads no page; the
+rest of the code is read only when a page names something gone, to learn whether another file still defines it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Collection, Iterable
+
+from ..claims.errors import SidecarError
+from ..claims.pages import is_grounded_page, sidecar_for
+from ..claims.results import BrokenReference, PageCoverage, SweepReport
+from ..claims.sidecar import parse_sidecar
+from ..claims.snapshot import Change, Kind, Snapshot
+from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper, SweepOptions
+from ..fix.view import CodeView
+from ..ground.findings import broken, clip_lines, gone, may_name, missing_paths, page_coverage
+from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
+from ..ground.references import ChangedCode, dead_after, lookup, mentions, references, resolve
+from ..ground.symbols import SymbolIndex, language_of
+from ..source import Source
+
+
+def markdown_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> list[str]:
+    """Every Markdown file of the wiki a person reads (not in dot folders such as `.claims`; none larger than
+    `max_bytes`), sorted."""
+    found = []
+    for path, entry in snapshot.walk(wiki_dir):
+        relative = path[len(wiki_dir) + 1 :]
+        if (
+            entry.kind is Kind.FILE
+            and path.endswith(".md")
+            and (entry.size is None or entry.size <= max_bytes)
+            and not any(s.startswith(".") for s in relative.split("/"))
+        ):
+            found.append(path)
+    return sorted(found)
+
+
+def code_paths(sweeper: Sweeper, snapshot: Snapshot, paths: Iterable[str]) -> list[str]:
+    """The paths evidence may cite whose language the symbol index reads (not the wiki, not ignored, not a
+    symlink, within the size limit)."""
+    rules = CodeView(sweeper, [])
+    return [
+        p for p in paths if language_of(p) is not None and rules.problem(p) is None and sweeper.readable(snapshot, p)
+    ]
+
+
+def _line_count(data: bytes) -> int:
+    """Lines of a file as OpenWiki counts them (a final newline ends the last line, it opens no new one)."""
+    return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+async def with_references(
+    source: Source, head: Snapshot, change: Change | None, options: SweepOptions, report: SweepReport
+) -> SweepReport:
+    """`report` with the broken references of `head` (through `change`: what it broke; without one: paths that
+    do not exist) and, on a full sweep, every page's coverage."""
+    wiki_dir = options.wiki_dir
+    pages = markdown_pages(head, wiki_dir, options.max_file_bytes)
+    head_paths = set(source.files(head))
+    if change is None:
+        await source.fetch(head, pages)
+        texts = {page: _text(head.read(page)) for page in pages}
+        found = [ref for page in pages for ref in missing_paths(page, texts[page], head_paths)]
+        measured = await _coverage(
+            source, head, options, [p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :])]
+        )
+        return dataclasses.replace(report, broken_references=tuple(found), coverage=tuple(measured))
+    found = await _broken_by(source, head, change, options, pages, head_paths)
+    return dataclasses.replace(report, broken_references=tuple(found))
+
+
+async def _broken_by(
+    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: set[str]
+) -> list[BrokenReference]:
+    base = change.base
+    base_paths = set(source.files(base))
+    sweeper = Sweeper(head, change, options)
+    before_files = code_paths(sweeper, base, sorted({f.old_path for f in change.files if f.old_path}))
+    after_files = code_paths(sweeper, head, sorted({f.new_path for f in change.files if f.new_path}))
+    await source.fetch(base, before_files)
+    await source.fetch(head, after_files)
+    before = SymbolIndex.of_files({p: base.read(p) for p in before_files})
+    after = SymbolIndex.of_files({p: head.read(p) for p in after_files})
+    what = gone(before, after, base_paths, head_paths)
+    if not what:
+        return []
+    await source.fetch(head, pages)
+    texts = {page: _text(head.read(page)) for page in pages}
+    suspects = [page for page in pages if any(may_name(m, page, what) for m in mentions(texts[page]))]
+    if not suspects:
+        return []
+    others = await _defining(source, head, sweeper, what.names, exclude=change.paths)
+    index = SymbolIndex([*before.definitions, *others.definitions])
+    code = ChangedCode(base_paths, head_paths, change.paths, before, after)
+    dead = dead_after(
+        (ref for page in suspects for ref in references(page, texts[page], base_paths, index)),
+        code,
+        still_defined=lambda qualified: bool(lookup(qualified, others)),
+        texts_before=lambda path: _text(base.read(path)).split("\n"),
+        texts_after=lambda path: _text(head.read(path)).split("\n"),
+    )
+    at_head = SymbolIndex([*after.definitions, *others.definitions])
+    dead = [d for d in dead if not resolve(d.mention, d.page, head_paths, at_head)]  # moved, or another by its name
+    return [
+        ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
+        for ref in broken(dead, head_paths)
+    ]
+
+
+async def _defining(
+    source: Source, head: Snapshot, sweeper: Sweeper, names: Collection[str], exclude: Collection[str]
+) -> SymbolIndex:
+    """The definitions of the files the change left alone that may define one of `names` (a file not holding
+    the name as text cannot), the same at the base and the head."""
+    candidates = [p for p in code_paths(sweeper, head, source.files(head)) if p not in exclude]
+    await source.fetch(head, candidates)
+    words = {name.rsplit(".", 1)[-1].encode() for name in names}
+    return SymbolIndex.of_files({p: data for p in candidates if any(word in (data := head.read(p)) for word in words)})
+
+
+async def _coverage(source: Source, head: Snapshot, options: SweepOptions, pages: list[str]) -> list[PageCoverage]:
+    """Each page's claims and the share of its prose their quotes ground (pages whose sidecar cannot be read
+    are left out: the sweep reports them)."""
+    wiki_dir = options.wiki_dir
+    sidecars = {page: sidecar_for(page, wiki_dir) for page in pages}
+    quotes = {page: quotes_path(page, wiki_dir) for page in pages}
+    present = [
+        p
+        for p in [*sidecars.values(), *quotes.values()]
+        if (e := head.entry(p)) and e.kind is Kind.FILE and (e.size is None or e.size <= MAX_SIDECAR_BYTES)
+    ]
+    await source.fetch(head, present)
+    measured = []
+    for page in pages:
+        ids: list[str] = []
+        if sidecars[page] in present:
+            try:
+                ids = [c.id for c in parse_sidecar(head.read(sidecars[page]), sidecars[page]).claims]
+            except SidecarError:
+                continue
+        kept = Quotes()  # coverage as if no quote had been kept, when its file cannot be read
+        if quotes[page] in present:
+            with contextlib.suppress(QuotesError):
+                kept = parse_quotes(head.read(quotes[page]), quotes[page])
+        measured.append(page_coverage(page, _text(head.read(page)), ids, kept))
+    return measured
