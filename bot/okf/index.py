@@ -1,10 +1,16 @@
 """Index files, rendered byte-compatibly with OpenWiki: one per folder of the wiki, the root one carrying
-`okf_version: "0.2"`, entries sorted by link target in `localeCompare` order."""
+`okf_version: "0.2"`, entries sorted by link target in `localeCompare` order.
+
+OpenWiki owns its `openwiki/` folder and rewrites every `index.md` in it. A wiki folder may be a person's (`docs/`
+of a MkDocs site), so only an index OpenWiki or Wikiwarden wrote is rewritten, recognised by its form; any other
+`index.md` is a page of its own, left as it is.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from ..claims.collation import collation_key
@@ -31,6 +37,15 @@ HEADINGS = {
     "sv": ("Filer", "Kataloger"), "th": ("ไฟล์", "ไดเรกทอรี"), "tr": ("Dosyalar", "Dizinler"),
     "uk": ("Файли", "Каталоги"), "vi": ("Tập tin", "Thư mục"), "zh": ("文件", "目录"), "zh-TW": ("檔案", "目錄"),
 }  # fmt: skip
+
+
+_PAIRS = frozenset(HEADINGS.values())
+_FOLDER_HEADINGS = frozenset(folders for _files, folders in _PAIRS)  # no language's files heading is among them
+_LABEL = r"\[(?:[^\\\[\]\n]|\\.)*\]"  # as _label escapes it
+_HREF = r"[A-Za-z0-9\-_.!~*'()%]+"  # what encodeURIComponent leaves and writes
+_FILE_ITEM = re.compile(rf"- {_LABEL}\({_HREF}\)(?: - .*)?")
+_FOLDER_ITEM = re.compile(rf"- {_LABEL}\({_HREF}/\)")
+_LEGACY_TYPE = "Documentation Index"  # OpenWiki 0.2.0's front matter on every index, before OKF v0.1
 
 
 def is_indexed_page(name: str) -> bool:
@@ -85,8 +100,55 @@ def render_index(files: Iterable[Entry], directories: Iterable[str], is_root: bo
     return (ROOT_FRONT_MATTER if is_root else "") + ("\n\n".join(sections) or f"# {files_heading}") + "\n"
 
 
-def plan_indexes(files: Mapping[str, bytes], wiki_dir: str, language: str = "en") -> dict[str, bytes]:
-    """The index of every (non-dot) folder of the wiki, for those whose content differs from what is there.
+def is_generated_index(content: bytes) -> bool:
+    """Whether an `index.md` is one OpenWiki (0.2.0 and later) or Wikiwarden wrote, so rewriting it loses nothing.
+
+    Its front matter is none, `okf_version` alone (0.2.1 and later, at the root) or 0.2.0's `type: Documentation
+    Index` with a `title` and a `description`; its body is a files section then a directories section under
+    headings of one of OpenWiki's languages, each line a link as they render it (with a description for files).
+    Line endings and trailing blanks are not held against it (a checkout or an editor may change them); any other
+    line, a description running over several lines included, makes it a person's page.
+    """
+    try:
+        text = content.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+    except UnicodeDecodeError:
+        return False
+    page = Page.parse(text)
+    legacy = False
+    if page.has_front_matter:
+        try:
+            fields = page.fields()
+        except FrontMatterError:
+            return False
+        legacy = set(fields) == {"type", "title", "description"} and fields["type"] == _LEGACY_TYPE
+        if set(fields) != {"okf_version"} and not legacy:
+            return False
+    headings: list[str] = []
+    for raw in page.body.split("\n"):
+        line = raw.rstrip(" \t")
+        if not line:
+            continue
+        if line.startswith("# "):
+            headings.append(line[2:])
+            continue
+        if not headings:
+            return False  # a line before the first heading
+        if not (_FOLDER_ITEM if headings[-1] in _FOLDER_HEADINGS else _FILE_ITEM).fullmatch(line):
+            return False
+    if not headings:
+        return legacy  # 0.2.0 wrote an empty folder's index as its front matter alone
+    return any(headings in ([files], [folders], [files, folders]) for files, folders in _PAIRS)
+
+
+@dataclass
+class IndexPlan:
+    writes: dict[str, bytes] = field(default_factory=dict)  # index path → its new content, only what changes
+    kept: list[str] = field(default_factory=list)  # indexes of a person's own, left as they are
+
+
+def plan_indexes(files: Mapping[str, bytes], wiki_dir: str, language: str = "en") -> IndexPlan:
+    """The index of every (non-dot) folder of the wiki, for those whose content differs from what is there and
+    is not a person's page.
 
     `files` holds every file under the wiki folder (paths from the repository root), pages as they will be.
     """
@@ -103,10 +165,16 @@ def plan_indexes(files: Mapping[str, bytes], wiki_dir: str, language: str = "en"
         folder = "/".join([wiki_dir, *parts[:-1]])
         if is_indexed_page(parts[-1]):
             folders[folder][0].append(page_entry(parts[-1], files[path]))
-    changed = {}
-    for folder, (entries, subfolders) in folders.items():
+    plan = IndexPlan()
+    for folder, (entries, subfolders) in sorted(folders.items()):
         content = render_index(entries, subfolders, folder == wiki_dir, language).encode("utf-8")
         path = f"{folder}/{INDEX}"
-        if files.get(path) != content:
-            changed[path] = content
-    return changed
+        existing = files.get(path)
+        if existing == content:
+            continue
+        if existing is not None and not is_generated_index(existing):
+            plan.kept.append(path)
+        else:
+            plan.writes[path] = content
+    plan.kept.sort()
+    return plan

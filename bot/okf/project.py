@@ -133,8 +133,18 @@ def stamp_generated(before: str | None, after: str, actor: str, at: str) -> str:
 # -- verified -----------------------------------------------------------------------------------
 
 
+def producer_prefix(actor: str) -> str:
+    """The part of an actor that names its producer (`openwiki/` of `openwiki/0.4.0`): events sharing it are the
+    same producer's, whatever its version, and one replaces the other, as OpenWiki replaces its own by `^openwiki/`.
+    An actor without a version is its own producer."""
+    return actor[: actor.index("/") + 1] if "/" in actor else actor
+
+
 def _own_event(item: Any, prefix: str) -> bool:
-    return isinstance(item, dict) and isinstance(item.get("by"), str) and item["by"].startswith(prefix)
+    actor = item.get("by") if isinstance(item, dict) else None
+    if not isinstance(actor, str):
+        return False
+    return actor.startswith(prefix) if prefix.endswith("/") else actor == prefix
 
 
 def project_verified(text: str, event: tuple[str, str] | None, own_prefix: str = WIKIWARDEN_ACTOR_PREFIX) -> str:

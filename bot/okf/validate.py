@@ -15,11 +15,13 @@ from typing import Any
 
 from ..claims.sidecar import js_trim
 from .frontmatter import FrontMatterError, Page
+from .index import is_generated_index
 
 RESERVED = frozenset({"index.md", "log.md"})
 STATUSES = frozenset({"draft", "stable", "deprecated"})
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})")
 _LOG_HEADING = re.compile(r"^## (.*?)\s*$", re.M)
+_PERSONS_PAGE = " (a page of a person's own, not a generated index: okf sync leaves it as it is)"
 
 
 @dataclass(frozen=True, order=True)
@@ -147,21 +149,25 @@ def _window(check: _Checker, value: Any, where: str) -> None:
 
 
 def check_index(path: str, content: bytes, is_root: bool) -> list[Problem]:
+    """Problems of an index's front matter. Those of a person's own page in the index's place (a MkDocs home page)
+    are warnings: `okf sync` never overwrites it, so failing on it would fail every run, yet OKF readers take it for
+    the folder's index, which a person should know."""
     check = _Checker(path)
     page = Page.parse(content.decode("utf-8", "replace"))
     if not page.has_front_matter:
         return check.problems
+    severity, whose = ("error", "") if is_generated_index(content) else ("warning", _PERSONS_PAGE)
     if not is_root:
-        check.add("", "only the bundle's root index may carry front matter")
+        check.add("", "only the bundle's root index may carry front matter" + whose, severity)
         return check.problems
     try:
         fields = page.fields()
     except FrontMatterError as exc:
-        check.add("", str(exc))
+        check.add("", str(exc) + whose, severity)
         return check.problems
     extra = sorted(set(fields) - {"okf_version"})
     if extra:
-        check.add(extra[0], "the root index's front matter holds only `okf_version`")
+        check.add(extra[0], "the root index's front matter holds only `okf_version`" + whose, severity)
     if "okf_version" in fields:
         version = fields["okf_version"]
         if not isinstance(version, str):

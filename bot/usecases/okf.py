@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 from ..claims.pages import normalize_wiki_dir, require_wiki_folder
+from ..claims.results import ClaimResult
 from ..claims.sweep import DEFAULT_MAX_FILE_BYTES, Sweeper, SweepOptions
+from ..claims.verdicts import OpenWikiVerdict
 from ..okf.sync import GroundedPage, SyncPlan, plan_sync
 from ..okf.validate import Problem, validate_bundle
 from ..source.git import GitRepository
@@ -23,31 +25,39 @@ def _language(files: dict[str, bytes], wiki_dir: str) -> str:
     return language if isinstance(language, str) and language.strip() else "en"
 
 
+def _holds_as_recorded(claim: ClaimResult) -> bool:
+    """Every evidence resolves to exactly its stored version, as OpenWiki's finalize re-checks before it counts a
+    page as verified (text moved within its file still does; a claim Wikiwarden would re-anchor does not)."""
+    return claim.error is None and all(e.openwiki_verdict is OpenWikiVerdict.FRESH for e in claim.evidence)
+
+
 def sync_okf(
     repo: GitRepository, wiki_dir: str, *, dry_run: bool = False, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> SyncPlan:
-    """`okf sync`: migrate pages, project `sources`, drop Wikiwarden's `verified` where claims need attention,
-    regenerate indexes and refresh page versions, in the working tree (nothing written when `dry_run`)."""
+    """`okf sync`: migrate pages, project `sources` and `verified`, regenerate the indexes OpenWiki or Wikiwarden
+    wrote and refresh page versions, in the working tree (nothing written when `dry_run`)."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
     local = LocalWiki(repo.root, wiki_dir)
     require_wiki_folder(local.snapshot, wiki_dir)  # never an index.md in a folder that is not the wiki
     files, links = local.files()
     sweeper = Sweeper(local.snapshot, None, SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes))
     wiki = sweeper.load()
-    report = sweeper.sweep(wiki)
-    attention = {p.page for p in report.pages if any(c.verdict.needs_attention for c in p.claims)}
+    checked = {page.page: page.claims for page in sweeper.sweep(wiki).pages}
     grounded = {
         loaded.page: GroundedPage(
             loaded.sidecar_path,
             loaded.sidecar,
             [record.resource for claim in loaded.sidecar.claims for record in claim.evidence],
-            loaded.page in attention,
+            any(c.verdict.needs_attention for c in checked.get(loaded.page, ())),
+            loaded.page in checked and all(_holds_as_recorded(c) for c in checked[loaded.page]),
         )
         for loaded in wiki.pages
         if loaded.sidecar is not None
     }
     plan = plan_sync(files, wiki_dir, grounded, _language(files, wiki_dir))
     plan.problems.extend((path, "a symlink: left as it is") for path in links if path.endswith(".md"))
+    for path in set(links) & set(plan.writes):  # a symlinked index.md: never written through
+        del plan.writes[path]
     if not dry_run:
         for path, content in plan.writes.items():
             local.write_file(path, content)

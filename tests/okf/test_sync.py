@@ -54,15 +54,17 @@ def test_plan_indexes_lists_every_folder_and_rewrites_only_what_changed() -> Non
         "wiki/INSTRUCTIONS.md": b"brief",
         "wiki/log.md": b"# Log\n",
         "wiki/sub/deep/b.md": b"# b",
-        "wiki/index.md": b"old",
+        "wiki/index.md": b'---\nokf_version: "0.1"\n---\n\n# Files\n\n- [Gone](gone.md)\n',  # OpenWiki 0.3's, stale
     }
     planned = plan_indexes(files, "wiki")
-    assert planned == {
+    assert planned.writes == {
         "wiki/index.md": b'---\nokf_version: "0.2"\n---\n\n# Files\n\n- [A](a.md) - d\n\n# Directories\n\n- [sub](sub/)\n',
         "wiki/sub/index.md": b"# Directories\n\n- [deep](deep/)\n",
         "wiki/sub/deep/index.md": b"# Files\n\n- [b](b.md)\n",
     }
-    assert plan_indexes({**files, **planned}, "wiki") == {}
+    assert planned.kept == []
+    again = plan_indexes({**files, **planned.writes}, "wiki")
+    assert again.writes == {} and again.kept == []
 
 
 # -- the validator ------------------------------------------------------------------------------
