@@ -94,7 +94,8 @@ async def prepare_ground(
     await source.fetch(head, [*chosen, *quote_paths])
     files = source.files(head)
     rules = CodeView(sweeper, [])  # what evidence may cite: not the wiki, not ignored, not a symlink
-    code = [p for p in files if language_of(p) is not None and rules.problem(p) is None and sweeper.readable(head, p)]
+    citable = [p for p in files if rules.problem(p) is None and sweeper.readable(head, p)]
+    code = [p for p in citable if language_of(p) is not None]
     await source.fetch(head, code)
     index = SymbolIndex.of_files({p: head.read(p) for p in code})
     paths = set(files)
@@ -102,7 +103,7 @@ async def prepare_ground(
     async def fetch(wanted: Sequence[str]) -> None:
         await source.fetch(head, wanted)
 
-    view = CodeView(sweeper, sorted(code), fetch)
+    view = CodeView(sweeper, sorted(citable), fetch)  # the tools search every file evidence may cite
     work = []
     for page in sorted(chosen, key=collation_key):
         entry = head.entry(page)
