@@ -30,12 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fakeopenai import FakeOpenAI, Reply, ToolCall, create_app  # noqa: E402
+from fakeopenai import FakeOpenAI, Reply, ToolCall, serve_on_loopback  # noqa: E402
 
 from bot.agent.factory import AgentFactory  # noqa: E402
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar  # noqa: E402
@@ -157,16 +155,6 @@ class Model:
         return Reply.json({"claims": decisions, "edits": []})
 
 
-async def serve(fake: FakeOpenAI) -> web.AppRunner:
-    runner = web.AppRunner(create_app(fake), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    fake.base_url = f"http://127.0.0.1:{port}/v1"
-    return runner
-
-
 # -- one size --------------------------------------------------------------------------------------------------
 @dataclass
 class Row:
@@ -192,7 +180,7 @@ async def measure(claims: int, root: Path) -> Row:
     fake = FakeOpenAI(models=(MODEL,))
     model = Model()
     fake.responder = model
-    runner = await serve(fake)
+    runner = await serve_on_loopback(fake)
     try:
         settings = ModelSettings(
             openai_base_url=fake.base_url, openai_api_key=fake.api_key, model=MODEL, model_max_retries=0
@@ -201,7 +189,10 @@ async def measure(claims: int, root: Path) -> Row:
             factory = AgentFactory(settings)
             started = time.perf_counter()
             result, _ = await fix_working_tree(
-                repo, base="HEAD~1", options=SweepOptions(wiki_dir=WIKI), decider=factory.agent("bench/fix-cost"),
+                repo,
+                base="HEAD~1",
+                options=SweepOptions(wiki_dir=WIKI),
+                decider=factory.agent("bench/fix-cost"),
                 dry_run=True,
             )
             await factory.close()

@@ -29,12 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fakeopenai import FakeOpenAI, Reply, create_app  # noqa: E402
+from fakeopenai import FakeOpenAI, Reply, serve_on_loopback  # noqa: E402
 
 from bot.agent.factory import AgentFactory  # noqa: E402
 from bot.claims.sweep import SweepOptions  # noqa: E402
@@ -105,16 +103,6 @@ class Model:
         return Reply.json({"claims": claims, "edits": [], "unsupported": []})
 
 
-async def serve(fake: FakeOpenAI) -> web.AppRunner:
-    runner = web.AppRunner(create_app(fake), access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    fake.base_url = f"http://127.0.0.1:{port}/v1"
-    return runner
-
-
 @dataclass
 class Row:
     pages: int
@@ -135,7 +123,7 @@ class Row:
 async def measure(pages: int, root: Path) -> Row:
     fake = FakeOpenAI(models=(MODEL,))
     fake.responder = Model()
-    runner = await serve(fake)
+    runner = await serve_on_loopback(fake)
     try:
         settings = ModelSettings(
             openai_base_url=fake.base_url, openai_api_key=fake.api_key, model=MODEL, model_max_retries=0

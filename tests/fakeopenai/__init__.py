@@ -11,7 +11,7 @@ OpenAI would have rejected. The real `openai.AsyncOpenAI` talks to it unchanged.
 """
 
 from .markers import register_marker_early
-from .server import create_app
+from .server import create_app, serve_on_loopback
 from .state import FakeOpenAI, completion_tokens, prompt_tokens
 from .steps import Failure, Hang, Malformed, Reply, Step, ToolCall
 from .validation import ApiError, validate_chat
@@ -30,5 +30,6 @@ __all__ = [
     "completion_tokens",
     "create_app",
     "prompt_tokens",
+    "serve_on_loopback",
     "validate_chat",
 ]

@@ -43,6 +43,18 @@ NO_KEY = (
 )
 
 
+async def serve_on_loopback(fake: FakeOpenAI) -> web.AppRunner:
+    """Serve `fake` on 127.0.0.1 (a free port) outside pytest, as the benchmarks do; sets `fake.base_url`.
+    Stop it with `await runner.cleanup()`."""
+    runner = web.AppRunner(create_app(fake), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    fake.base_url = f"http://127.0.0.1:{port}/v1"
+    return runner
+
+
 def create_app(fake: FakeOpenAI) -> web.Application:
     """An aiohttp application serving `fake` (start it with pytest-aiohttp's `aiohttp_server`)."""
     app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[_openai_errors])
