@@ -1,9 +1,10 @@
 """The symbol index: the definitions of a repository's code (functions, classes, methods, types, constants), each
 with its file and line range, read with tree-sitter grammars.
 
-Only what a page can name from outside is indexed: top-level definitions and the members of classes, impls,
-traits, interfaces and modules, qualified by their container (`TaskQueue.drain`, `Queue.Drain` for a Go method
-on `*Queue`). Bodies of functions are not entered: a local variable is nobody's API. A file of a language without
+Only what a page can name from outside is indexed: top-level definitions (JavaScript's CommonJS exports and
+prototype methods included) and the members of classes, structs, enums, impls, traits, interfaces, namespaces and
+modules (methods, fields, enum members), qualified by their container (`TaskQueue.drain`, `Queue.Drain` for a Go
+method on `*Queue`). Bodies of functions are not entered: a local variable is nobody's API. A file of a language without
 a grammar here contributes its path only (the caller keeps the paths). Pure: bytes in, definitions out.
 """
 
@@ -84,11 +85,32 @@ def _text(node: Node | None) -> str:
     return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
 
 
+# What can lead a declaration without being it: Java's annotations (inside its modifiers), TypeScript's
+# decorators, comments.
+_ADORNMENTS = {"annotation", "marker_annotation", "decorator", "comment", "line_comment", "block_comment"}
+
+
+def _first_row(node: Node) -> int:
+    """The row a definition itself starts on: `@Override` or `@Deprecated` above a Java method is not the method,
+    as a decorator above a Python function is not the function."""
+    for child in node.children:
+        if child.type in _ADORNMENTS:
+            continue
+        if child.type == "modifiers":
+            own = next((c for c in child.children if c.type not in _ADORNMENTS), None)
+            if own is None:
+                continue
+            return own.start_point.row
+        return child.start_point.row
+    return node.start_point.row
+
+
 def _lines(node: Node) -> tuple[int, int]:
     end = node.end_point
+    start = _first_row(node)
     # A node ending at column 0 of a line ends on the line before (its last newline belongs to it).
-    last = end.row if end.column > 0 or end.row == node.start_point.row else end.row - 1
-    return node.start_point.row + 1, last + 1
+    last = end.row if end.column > 0 or end.row == start else end.row - 1
+    return start + 1, last + 1
 
 
 @dataclass
@@ -136,6 +158,84 @@ _JS_TYPES = {"interface_declaration", "type_alias_declaration", "enum_declaratio
 _JS_FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_signature"}
 _JS_CLASSES = {"class_declaration", "abstract_class_declaration"}
 _JS_FUNCTION_VALUES = {"arrow_function", "function_expression", "function", "generator_function"}
+_JS_METHODS = {"method_definition", "abstract_method_signature", "method_signature"}
+_JS_FIELDS = {"public_field_definition", "field_definition"}
+
+
+def _js_name(node: Node | None) -> str:
+    """A member's name when it is a plain one: not computed (`[Symbol.iterator]`), not private (`#cache`)."""
+    return _text(node) if node is not None and node.type in ("property_identifier", "identifier") else ""
+
+
+def _js_is_function(value: Node | None) -> bool:
+    return value is not None and value.type in _JS_FUNCTION_VALUES
+
+
+def _js_members(walk: _Walk, body: Node | None, owner: tuple[str, ...]) -> None:
+    """The members of a class or an interface: methods, and fields (a field holding a function is a method)."""
+    for member in body.named_children if body is not None else ():
+        if member.type in _JS_METHODS:
+            walk.add(member, _js_name(member.child_by_field_name("name")), "method", owner)
+        elif member.type in _JS_FIELDS or member.type == "property_signature":
+            name = member.child_by_field_name("name") or member.child_by_field_name("property")
+            value = member.child_by_field_name("value")
+            walk.add(member, _js_name(name), "method" if _js_is_function(value) else "variable", owner)
+
+
+def _js_enum_members(walk: _Walk, body: Node | None, owner: tuple[str, ...]) -> None:
+    for member in body.named_children if body is not None else ():
+        name = member.child_by_field_name("name") if member.type == "enum_assignment" else member
+        if name is not None and name.type == "property_identifier":
+            walk.add(member, _text(name), "constant", owner)
+
+
+def _js_object_members(walk: _Walk, value: Node, scope: tuple[str, ...]) -> None:
+    """The names an exported object literal adds (`module.exports = {...}`, `export default {...}`); a member that
+    only re-exports a name of the module under the same name (`{ drain: drain }`, `{ drain }`) adds none."""
+    for member in value.named_children:
+        if member.type == "method_definition":
+            walk.add(member, _js_name(member.child_by_field_name("name")), "function", scope)
+        elif member.type == "pair":
+            key, inner = member.child_by_field_name("key"), member.child_by_field_name("value")
+            if inner is not None and inner.type == "identifier" and _text(inner) == _text(key):
+                continue
+            walk.add(member, _js_name(key), "function" if _js_is_function(inner) else "variable", scope)
+
+
+def _js_is_exports(node: Node) -> bool:
+    """`exports` or `module.exports`: CommonJS's export object."""
+    if node.type == "identifier":
+        return _text(node) == "exports"
+    if node.type != "member_expression":
+        return False
+    owner, name = node.child_by_field_name("object"), node.child_by_field_name("property")
+    return owner is not None and owner.type == "identifier" and _text(owner) == "module" and _text(name) == "exports"
+
+
+def _js_assignment(walk: _Walk, statement: Node, assignment: Node, scope: tuple[str, ...]) -> None:
+    """Definitions made by assigning at the top of a module: CommonJS exports (`exports.drain = ...`), methods
+    (`Queue.prototype.drain = ...`) and functions kept on an object (`helpers.drain = function ...`)."""
+    left, value = assignment.child_by_field_name("left"), assignment.child_by_field_name("right")
+    if left is None or value is None:
+        return
+    if _js_is_exports(left):
+        if value.type == "object":
+            _js_object_members(walk, value, scope)
+        return
+    if left.type != "member_expression":
+        return
+    owner, member = left.child_by_field_name("object"), left.child_by_field_name("property")
+    if owner is None or member is None or member.type != "property_identifier":
+        return
+    name = _text(member)
+    if _js_is_exports(owner):
+        walk.add(statement, name, "function" if _js_is_function(value) else "variable", scope)
+    elif owner.type == "member_expression" and _text(owner.child_by_field_name("property")) == "prototype":
+        cls = owner.child_by_field_name("object")
+        if cls is not None and cls.type == "identifier":
+            walk.add(statement, name, "method", (*scope, _text(cls)))
+    elif owner.type == "identifier" and _js_is_function(value):
+        walk.add(statement, name, "function", (*scope, _text(owner)))
 
 
 def _javascript(walk: _Walk, node: Node, scope: tuple[str, ...]) -> None:
@@ -144,30 +244,40 @@ def _javascript(walk: _Walk, node: Node, scope: tuple[str, ...]) -> None:
         target = child
         if child.type == "export_statement":
             target = child.child_by_field_name("declaration") or child
+            value = child.child_by_field_name("value")
+            if value is not None and value.type == "object":  # `export default {...}`
+                _js_object_members(walk, value, scope)
+                continue
         elif child.type == "expression_statement" and child.named_children:
             target = child.named_children[0]  # a TypeScript namespace stands in an expression statement
+            if target.type == "assignment_expression":
+                _js_assignment(walk, child, target, scope)
+                continue
         if target.type in _JS_FUNCTIONS:
             walk.add(target, _text(target.child_by_field_name("name")), "function", scope, span)
         elif target.type in _JS_CLASSES:
             name = _text(target.child_by_field_name("name"))
             walk.add(target, name, "class", scope, span)
-            body = target.child_by_field_name("body")
-            for member in body.named_children if body is not None else ():
-                if member.type in ("method_definition", "abstract_method_signature", "method_signature"):
-                    walk.add(member, _text(member.child_by_field_name("name")), "method", (*scope, name))
+            _js_members(walk, target.child_by_field_name("body"), (*scope, name))
         elif target.type in _JS_TYPES:
-            walk.add(target, _text(target.child_by_field_name("name")), "type", scope, span)
+            name = _text(target.child_by_field_name("name"))
+            walk.add(target, name, "type", scope, span)
+            if target.type == "interface_declaration":
+                _js_members(walk, target.child_by_field_name("body"), (*scope, name))
+            elif target.type == "enum_declaration":
+                _js_enum_members(walk, target.child_by_field_name("body"), (*scope, name))
         elif target.type in ("lexical_declaration", "variable_declaration"):
             constant = _text(target.children[0]) == "const" if target.children else False
-            for declarator in target.named_children:
-                if declarator.type != "variable_declarator":
-                    continue
+            declarators = [d for d in target.named_children if d.type == "variable_declarator"]
+            for declarator in declarators:
                 name_node = declarator.child_by_field_name("name")
                 if name_node is None or name_node.type != "identifier":
                     continue
                 value = declarator.child_by_field_name("value")
-                kind = "function" if value is not None and value.type in _JS_FUNCTION_VALUES else None
-                walk.add(target, _text(name_node), kind or ("constant" if constant else "variable"), scope, span)
+                kind = "function" if _js_is_function(value) else "constant" if constant else "variable"
+                # One declarator: the whole statement (with `export`); several: each its own lines.
+                alone = len(declarators) == 1
+                walk.add(target if alone else declarator, _text(name_node), kind, scope, span if alone else declarator)
         elif target.type in ("module", "internal_module"):  # TypeScript namespaces
             name = _text(target.child_by_field_name("name"))
             walk.add(target, name, "module", scope, span)
@@ -200,11 +310,36 @@ def _go(walk: _Walk, node: Node, scope: tuple[str, ...]) -> None:
             walk.add(child, _text(child.child_by_field_name("name")), "method", owner)
         elif child.type in ("type_declaration", "const_declaration", "var_declaration"):
             specs = [c for c in child.named_children if c.type in ("type_spec", "type_alias", "const_spec", "var_spec")]
+            for group in child.named_children:  # `var (...)` groups its specs in a list
+                if group.type in ("const_spec_list", "var_spec_list"):
+                    specs.extend(c for c in group.named_children if c.type in ("const_spec", "var_spec"))
             kind = {"type_declaration": "type", "const_declaration": "constant", "var_declaration": "variable"}
             for spec in specs:
                 span = child if len(specs) == 1 else spec
                 for name_node in spec.children_by_field_name("name"):
-                    walk.add(spec, _text(name_node), kind[child.type], scope, span)
+                    name = _text(name_node)
+                    if name == "_":  # the blank identifier names nothing
+                        continue
+                    walk.add(spec, name, kind[child.type], scope, span)
+                    if child.type == "type_declaration":
+                        _go_members(walk, spec.child_by_field_name("type"), (*scope, name))
+
+
+def _go_members(walk: _Walk, kind: Node | None, owner: tuple[str, ...]) -> None:
+    """An interface's methods, a struct's named fields (an embedded field names a type, not a member)."""
+    if kind is None:
+        return
+    if kind.type == "interface_type":
+        for element in kind.named_children:
+            if element.type in ("method_elem", "method_spec"):
+                walk.add(element, _text(element.child_by_field_name("name")), "method", owner)
+    elif kind.type == "struct_type":
+        for fields in kind.named_children:
+            for field_node in fields.named_children if fields.type == "field_declaration_list" else ():
+                if field_node.type == "field_declaration":
+                    for name_node in field_node.children_by_field_name("name"):
+                        if _text(name_node) != "_":  # padding
+                            walk.add(field_node, _text(name_node), "variable", owner)
 
 
 # -- Rust ----------------------------------------------------------------------------------------------------
@@ -228,6 +363,12 @@ def _rust(walk: _Walk, node: Node, scope: tuple[str, ...], in_impl: bool = False
             walk.add(child, name, "method" if in_impl else "function", scope)
         elif child.type in _RUST_TYPES:
             walk.add(child, name, _RUST_TYPES[child.type], scope)
+            body = child.child_by_field_name("body")
+            for member in body.named_children if body is not None else ():
+                if member.type == "enum_variant":
+                    walk.add(member, _text(member.child_by_field_name("name")), "constant", (*scope, name))
+                elif member.type == "field_declaration":  # a struct's or a union's named field
+                    walk.add(member, _text(member.child_by_field_name("name")), "variable", (*scope, name))
         elif child.type in ("const_item", "static_item"):
             walk.add(child, name, "constant", scope)
         elif child.type == "macro_definition":
@@ -260,6 +401,9 @@ _JAVA_TYPES = {
 }
 
 
+_JAVA_METHODS = {"method_declaration", "constructor_declaration", "annotation_type_element_declaration"}
+
+
 def _java(walk: _Walk, node: Node, scope: tuple[str, ...], in_type: bool = False) -> None:
     for child in node.named_children:
         if child.type in _JAVA_TYPES:
@@ -268,11 +412,15 @@ def _java(walk: _Walk, node: Node, scope: tuple[str, ...], in_type: bool = False
             body = child.child_by_field_name("body")
             if body is not None:
                 _java(walk, body, (*scope, name), in_type=True)
-        elif in_type and child.type in ("method_declaration", "constructor_declaration"):
+        elif in_type and child.type in _JAVA_METHODS:
             walk.add(child, _text(child.child_by_field_name("name")), "method", scope)
+        elif in_type and child.type == "enum_constant":
+            walk.add(child, _text(child.child_by_field_name("name")), "constant", scope)
         elif in_type and child.type in ("field_declaration", "constant_declaration"):
             modifiers = next((_text(c) for c in child.named_children if c.type == "modifiers"), "")
-            kind = "constant" if "static" in modifiers and "final" in modifiers else "variable"
+            # An interface's fields are constants whatever their modifiers say (they are static and final).
+            static_final = "static" in modifiers.split() and "final" in modifiers.split()
+            kind = "constant" if child.type == "constant_declaration" or static_final else "variable"
             for declarator in child.children_by_field_name("declarator"):
                 walk.add(child, _text(declarator.child_by_field_name("name")), kind, scope)
         elif child.type == "enum_body_declarations":
