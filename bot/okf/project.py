@@ -122,12 +122,20 @@ def generated_line(actor: str, at: str) -> str:
 def stamp_generated(before: str | None, after: str, actor: str, at: str) -> str:
     """Stamp `generated` when the body changed (or the page is new), dropping v0.1's `timestamp`; a page
     whose body did not change keeps its old stamp, whatever happened to its front matter."""
-    if before is not None and Page.parse(before).body == Page.parse(after).body:
+    if before is not None and _same_body(Page.parse(before), Page.parse(after)):
         return after
     text = set_field(after, "generated", [generated_line(actor, at)])
     while Page.parse(text).key_line("timestamp") is not None:
         text = set_field(text, "timestamp", None)
     return text
+
+
+def _same_body(before: Page, after: Page) -> bool:
+    """The bodies are the same, the line break that separates a page's first block from its body aside: OpenWiki
+    gives a page its block before it hashes the body, so new metadata alone is no body change."""
+    if before.body == after.body:
+        return True
+    return not before.has_front_matter and after.has_front_matter and after.body == after.eol + before.body
 
 
 # -- verified -----------------------------------------------------------------------------------

@@ -3,11 +3,12 @@ leaves a wiki it did not edit.
 
 Pages without a usable `type` are migrated; `sources` follow each grounded page's claims; `verified` follows the
 page's claims: its sidecar's durable record of the last reconciliation is the producer's event while every claim
-resolves to its stored version, and Wikiwarden's own event goes as soon as one needs attention. Every folder's
-generated index is regenerated (the root one declares `okf_version: "0.2"`); an `index.md` of a person's own is
-left and said so. The sidecar of every page that changed gets the page's new `pageVersion`, as OpenWiki refreshes
-it. v0.1's `timestamp` stays: OpenWiki retires it only when it stamps `generated`, on a body change, and sync
-changes no body. A page that cannot be handled (not UTF-8, invalid YAML) is reported and left exactly as it is.
+resolves to its stored version, and Wikiwarden's own event goes as soon as one needs attention or none is left.
+Every folder's generated index is regenerated (the root one declares `okf_version: "0.2"`); an `index.md` of a
+person's own is left and said so. The sidecar of every page that changed gets the page's new `pageVersion`, as
+OpenWiki refreshes it. v0.1's `timestamp` stays: OpenWiki retires it only when it stamps `generated`, on a body
+change, and sync changes no body. A page that cannot be handled (not UTF-8, invalid YAML) is reported and left
+exactly as it is.
 """
 
 from __future__ import annotations
@@ -42,11 +43,12 @@ class GroundedPage:
 
 
 def _verified(text: str, page: GroundedPage) -> str:
-    """OpenWiki's eligibility for the page's event: claims, all holding as recorded, and a recorded reconciliation."""
-    if page.needs_attention:
+    """OpenWiki's eligibility for the page's event: claims, all holding as recorded, and a recorded reconciliation.
+    A page whose claims need attention, or that has none left to vouch for it, loses Wikiwarden's own event."""
+    if page.needs_attention or not page.sidecar.claims:
         return project_verified(text, None)
     record = page.sidecar.verification
-    if page.holds and page.sidecar.claims and record is not None:
+    if page.holds and record is not None:
         return project_verified(text, (record.by, record.at), producer_prefix(record.by))
     return text
 

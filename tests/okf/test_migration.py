@@ -26,7 +26,7 @@ from bot.claims.sidecar import (
 )
 from bot.cli import main
 from bot.okf.index import HEADINGS, Entry, is_generated_index, plan_indexes, render_index
-from bot.okf.project import producer_prefix, project_verified, source_id, stamp_generated
+from bot.okf.project import producer_prefix, project_sources, project_verified, source_id, stamp_generated
 from bot.okf.sync import GroundedPage, plan_sync
 from bot.okf.validate import validate_bundle
 from bot.source.git import GitRepository
@@ -253,6 +253,10 @@ def test_verified_is_stamped_only_when_every_claim_holds() -> None:
     assert "verified:" not in synced(grounded(False, True, record))
     assert "verified:" not in synced(grounded(True, False, None))
     assert "verified:" not in synced(grounded(True, False, record, held=()))  # no claim, nothing verified
+    ours = b"---\ntype: Guide\nverified:\n  - by: wikiwarden/0.0.1\n    at: 2026-08-02T00:00:00Z\n---\n\nBody\n"
+    retracted = GroundedPage("w/.claims/p.json", Sidecar("sha256:" + "0" * 64, ()), [], False, holds=True)
+    emptied = plan_sync({"w/p.md": ours}, "w", {"w/p.md": retracted})
+    assert emptied.writes["w/p.md"] == page  # every claim retracted: our event goes with them
 
 
 def test_the_record_replaces_only_its_own_producers_events() -> None:
@@ -290,6 +294,16 @@ def test_timestamp_is_retired_into_generated_when_the_body_changes() -> None:
         f'---\ntype: Reference\ntitle: Page\ngenerated: {{by: "{OPENWIKI}", at: "{T}"}}\n---\n\n# Page\n\nNew body.\n'
     )
     assert stamp_generated(before, before, OPENWIKI, T) == before  # "leaves a preserved unstamped page unstamped"
+
+
+def test_a_first_block_is_no_body_change() -> None:
+    """OpenWiki gives a page without front matter its block before it takes the body's hash, so the blank line that
+    separates a new block from the body is not a change of the body: metadata alone earns no `generated`."""
+    for before in ("# Page\n\nBody.\n", "\ufeff# Page\n\nBody.\n", "# Page\r\n\r\nBody.\r\n"):
+        after = project_sources(before, ["repo://src/a.py#L1-L1"])
+        assert stamp_generated(before, after, OPENWIKI, T) == after
+        changed = after.replace("Body.", "New body.")
+        assert "generated:" in stamp_generated(before, changed, OPENWIKI, T)
 
 
 # -- a person's index.md, in the root and in sub-folders -------------------------------------------------------------
