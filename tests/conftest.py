@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 # Fixtures for any test module: the fake GitHub, the fake OpenAI-compatible server, the fix's shop repository.
-pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures", "fixtools"]
+pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures", "fixtools", "clitools"]
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clitools import Run
 from conftest import GitRepo
 
 from bot.claims.sidecar import parse_sidecar
-from bot.cli import main
 
 VERDICTS = ("fresh", "moved", "cosmetic", "stale", "unresolved", "error")
 
@@ -25,33 +23,7 @@ OTHER = "VALUE = 10\n\n\ndef c():\n    return VALUE\n"
 PAGE_A = "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`b` returns 2.\n"
 PAGE_B = "# B\n\n`c` returns VALUE, 10.\n"
 
-
-@pytest.fixture(autouse=True)
-def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """git, in-process or in the console script, ignores the machine's configuration and stops at tmp_path."""
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> dict:
-        return json.loads(self.out)
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]):
-    def run(*args: str | Path) -> Run:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 def _added_id(run: Run) -> str:

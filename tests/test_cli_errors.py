@@ -10,13 +10,11 @@ import json
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clitools import Run, status
 from conftest import GIT_ENV, GitRepo
-
-from bot.cli import main
 
 CODE_A = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"  # b() is lines 5-6
 CODE_B = "VALUE = 10\n\n\ndef c():\n    return VALUE\n"  # c() is lines 4-5
@@ -24,33 +22,7 @@ PAGE_A = "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`b` returns 2.\n"
 PAGE_B = "---\ntype: Concept\ntitle: B\n---\n\n# B\n\n`c` returns VALUE.\n"
 LAST_UPDATE = "openwiki/.last-update.json"
 
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """git ignores the machine's configuration and stops at tmp_path; no WIKIWARDEN_* setting leaks in."""
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for name in list(os.environ):
-        if name.startswith("WIKIWARDEN_"):
-            monkeypatch.delenv(name)
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]):
-    def run(*args: str | Path) -> Run:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 def one_line_error(run: Run, *words: str) -> str:
@@ -82,13 +54,6 @@ def grounded_repo(repo: GitRepo, cli) -> GitRepo:
 @pytest.fixture
 def grounded(repo: GitRepo, cli) -> GitRepo:
     return grounded_repo(repo, cli)
-
-
-def status(root: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, check=True, text=True
-    ).stdout
-    return sorted(line[3:] for line in out.splitlines())
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -8,15 +8,13 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from clitools import status, use_fake
 from fakeopenai import Failure, FakeOpenAI
 
 from bot.claims.sidecar import parse_sidecar
-from bot.cli import main
 from bot.demo import build_demo_repository
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,16 +31,7 @@ TRIED = "A failing task is tried 3 times."
 BACKOFF = "Retries wait 0.1 s, 0.2 s, 0.3 s: the wait grows linearly."
 SEQUENTIAL = "run_sequentially runs tasks one by one."
 
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """git ignores the machine's configuration; no WIKIWARDEN_* setting of the machine leaks in."""
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for name in list(os.environ):
-        if name.startswith("WIKIWARDEN_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 @pytest.fixture(scope="module")
@@ -70,53 +59,9 @@ def demo(demo_template: Path, tmp_path: Path) -> Path:
     return root
 
 
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
-    def run(*args: str | Path) -> Run:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
-
-@pytest.fixture
-def cli_in_thread(capsys: pytest.CaptureFixture[str]):
-    """The command in a thread of its own (it runs its own event loop), while this test's loop serves the fake."""
-
-    async def run(*args: str | Path) -> Run:
-        code = await asyncio.to_thread(main, [str(a) for a in args])
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
-
-def status(root: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, check=True, text=True
-    ).stdout
-    return sorted(line[3:] for line in out.splitlines())
-
-
 def claim_ids(root: Path, page: str = "workers") -> dict[str, str]:
     path = f"openwiki/.claims/{page}.json"
     return {c.statement: c.id for c in parse_sidecar((root / path).read_bytes(), path).claims}
-
-
-def use_fake(monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI) -> None:
-    monkeypatch.setenv("WIKIWARDEN_OPENAI_BASE_URL", fake.base_url)
-    monkeypatch.setenv("WIKIWARDEN_OPENAI_API_KEY", fake.api_key)
-    monkeypatch.setenv("WIKIWARDEN_MODEL", "test-model")
-    monkeypatch.setenv("WIKIWARDEN_MODEL_MAX_RETRIES", "0")
-    monkeypatch.setenv("WIKIWARDEN_MODEL_TIMEOUT_SECONDS", "5")
 
 
 def workers_answer(ids: dict[str, str]) -> dict:

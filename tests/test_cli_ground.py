@@ -4,22 +4,19 @@ answers, batches that continue where the last run stopped."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
+from clitools import status, use_fake
 from conftest import GitRepo
 from fakeopenai import FakeOpenAI
 
 from bot.claims.sidecar import page_version, parse_sidecar, render_sidecar
 from bot.claims.versions import FileText, lines_version
-from bot.cli import main
 from bot.ground.check import claim_id
+
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 QUEUE_PY = '''"""A small task queue."""
 
@@ -61,21 +58,6 @@ LIMIT = "A queue holds at most 100 items."
 DRAIN = "`drain()` empties the queue and returns what it held."
 
 
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for name in list(os.environ):
-        if name.startswith("WIKIWARDEN_"):
-            monkeypatch.delenv(name)
-
-
 @pytest.fixture
 def wiki(repo: GitRepo) -> GitRepo:
     repo.write("src/taskq/queue.py", QUEUE_PY)
@@ -83,43 +65,6 @@ def wiki(repo: GitRepo) -> GitRepo:
     repo.write("openwiki/setup.md", SETUP_MD)
     repo.commit("a wiki without claims")
     return repo
-
-
-@pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., Run]:
-    def run(*args: str | Path) -> Run:
-        code = main([str(a) for a in args])
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
-
-@pytest.fixture
-def cli_in_thread(capsys: pytest.CaptureFixture[str]):
-    """The command in a thread of its own (it runs its own event loop), while this test's loop serves the fake."""
-
-    async def run(*args: str | Path) -> Run:
-        code = await asyncio.to_thread(main, [str(a) for a in args])
-        captured = capsys.readouterr()
-        return Run(code, captured.out, captured.err)
-
-    return run
-
-
-def use_fake(monkeypatch: pytest.MonkeyPatch, fake: FakeOpenAI) -> None:
-    monkeypatch.setenv("WIKIWARDEN_OPENAI_BASE_URL", fake.base_url)
-    monkeypatch.setenv("WIKIWARDEN_OPENAI_API_KEY", fake.api_key)
-    monkeypatch.setenv("WIKIWARDEN_MODEL", "test-model")
-    monkeypatch.setenv("WIKIWARDEN_MODEL_MAX_RETRIES", "0")
-    monkeypatch.setenv("WIKIWARDEN_MODEL_TIMEOUT_SECONDS", "5")
-
-
-def status(root: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, check=True, text=True
-    ).stdout
-    return sorted(line[3:] for line in out.splitlines())
 
 
 def claim(statement: str, quote: str, *evidence: str) -> dict:
