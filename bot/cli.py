@@ -484,6 +484,8 @@ def _okf_sync(args: argparse.Namespace) -> int:
     verb = "would write" if args.dry_run else "wrote"
     for path in sorted(plan.writes):
         print(f"{verb} {path}")
+    for path, why in plan.kept:  # a person's page where an index goes: left on purpose, not a problem
+        print(f"left as it is: {path}: {why}")
     for path, problem in plan.problems:
         print(f"left as it is: {path}: {problem}", file=sys.stderr)
     if not plan.writes:

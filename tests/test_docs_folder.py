@@ -19,6 +19,7 @@ from conftest import GitRepo
 
 from bot.claims.sidecar import page_version, parse_sidecar
 from bot.cli import main
+from bot.okf.sync import PERSONS_INDEX
 from bot.source.git import GitRepository
 from bot.usecases.okf import sync_okf
 
@@ -192,6 +193,8 @@ def test_every_command_keeps_a_docs_folder(site: GitRepo, cli: Site) -> None:
     assert synced.code == 0, synced.err
     written = set(re.findall(r"^wrote (\S+)$", synced.out, re.M))
     assert "docs/index.md" not in written and "docs/guide/index.md" not in written
+    assert f"left as it is: docs/index.md: {PERSONS_INDEX}\n" in synced.out  # said, on stdout: not a failure
+    assert f"left as it is: docs/guide/index.md: {PERSONS_INDEX}\n" in synced.out
     assert {"docs/about.md", "docs/guide/deep/index.md"} <= written
     assert all(path.startswith("docs/") for path in written)
     assert site.read("docs/guide/deep/index.md") == b"# Files\n\n- [Workers](workers.md)\n"
