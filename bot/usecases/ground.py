@@ -86,7 +86,7 @@ async def prepare_ground(
         chosen = [page_argument(p, wiki_dir) for p in pages]
         waiting: list[str] = []
     else:
-        settled = await _settled(source, head, wiki.ungrounded, wiki_dir)
+        settled = await settled_pages(source, head, wiki.ungrounded, wiki_dir)
         left = [p for p in wiki.ungrounded if p not in settled]
         chosen, waiting = left[:max_pages], left[max_pages:]
     loaded = {p.page: p for p in wiki.pages}
@@ -131,7 +131,7 @@ async def prepare_ground(
     return GroundInputs(work, waiting, view, index, taken, holding, settled)
 
 
-async def _settled(source: Source, head: Snapshot, ungrounded: Sequence[str], wiki_dir: str) -> list[str]:
+async def settled_pages(source: Source, head: Snapshot, ungrounded: Sequence[str], wiki_dir: str) -> list[str]:
     """Pages without claims that grounding already read whole as they are now: they state nothing the code shows
     (a person may still name them to ground them again). Only pages with a quotes file are read."""
     known = {page: quotes_path(page, wiki_dir) for page in ungrounded}
