@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import unquote
 
 from .symbols import Definition, SymbolIndex
 
@@ -29,6 +30,11 @@ _SYMBOL = re.compile(rf"(?P<name>{_IDENTIFIER}(?:(?:\.|::|#){_IDENTIFIER})*)(?:\
 _LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L\d+)?)$")  # `src/q.py:12`, `src/q.py#L3-L9`
 _FRONT_MATTER = re.compile(r"\A\ufeff?---\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MAX_SPAN = 200  # longer code spans are code, not a name
+# The literals of the languages indexed are values, whatever the repository defines under their names (a Rust
+# `Compression::None`, a TypeScript enum's `True`): a page writing `None` or `true` means the value.
+_LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN", "Infinity"})
+# Leading segments of a Rust path that name no module of their own (`crate::queue::drain`).
+_PATH_KEYWORDS = frozenset({"crate", "self", "super"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +120,7 @@ def path_of(mention: Mention, page: str) -> str | None:
     if mention.kind == "link":
         if re.match(r"^[a-z][a-z0-9+.-]*:", text, re.I) or text.startswith("#"):
             return None  # another scheme (https:, mailto:) or an anchor of the page itself
-        text = text.split("#", 1)[0].split("?", 1)[0]
+        text = unquote(text.split("#", 1)[0].split("?", 1)[0])  # CommonMark percent-encodes `café.py`
         if not text:
             return None
         joined = text.lstrip("/") if text.startswith("/") else posixpath.join(posixpath.dirname(page), text)
@@ -132,7 +138,7 @@ def _symbol_of(mention: Mention) -> str | None:
     if mention.kind != "code":
         return None
     matched = _SYMBOL.fullmatch(mention.text.strip())
-    if matched is None:
+    if matched is None or matched["name"] in _LITERALS:
         return None
     return re.sub(r"::|#", ".", matched["name"])
 
@@ -149,16 +155,33 @@ def resolve(mention: Mention, page: str, paths: Collection[str], index: SymbolIn
 
 
 def lookup(name: str, index: SymbolIndex) -> list[Definition]:
-    """The definitions a dotted name may mean: by its qualified name, else (one segment) by its name, else by
-    its last segment when its first names the file (`queue.drain` for `drain` in `queue.py`)."""
+    """The definitions a dotted name may mean: by its qualified name, else (one segment) by its name, else as a
+    qualified name behind the path of its module, whose last segment is the file's name or its folder's
+    (`taskq.queue.TaskQueue.drain`, Go's `workers.NewPool` for `NewPool` in `pkg/workers/pool.go`), else by its
+    last segment in a file named like the segment before it (`queue.push` for `TaskQueue.push` in `queue.py`,
+    as a page calls a method on an instance named after its module)."""
     found = index.qualified(name)
     if found:
         return found
     if "." not in name:
         return index.named(name)
-    head, _, last = name.rpartition(".")
-    module = head.rsplit(".", 1)[-1]
-    return [d for d in index.named(last) if posixpath.splitext(posixpath.basename(d.path))[0] == module]
+    parts = name.split(".")
+    while len(parts) > 1 and parts[0] in _PATH_KEYWORDS:
+        parts = parts[1:]
+    if len(parts) < len(name.split(".")):
+        return lookup(".".join(parts), index)
+    for cut in range(1, len(parts)):
+        module, qualified = parts[cut - 1], ".".join(parts[cut:])
+        found = [d for d in index.qualified(qualified) if module in _module_names(d.path)]
+        if found:
+            return found
+    return [d for d in index.named(parts[-1]) if _module_names(d.path)[0] == parts[-2]]
+
+
+def _module_names(path: str) -> tuple[str, str]:
+    """The names code calls a file's module by: the file's own (`queue` for `queue.py`) and its folder's (a Go
+    package, a Python package's `__init__.py`)."""
+    return posixpath.splitext(posixpath.basename(path))[0], posixpath.basename(posixpath.dirname(path))
 
 
 def is_folder(path: str, paths: Collection[str]) -> bool:

@@ -1,0 +1,452 @@
+"""References: the code spans and links of a page that name a repository path or a definition of the symbol index
+(and only those: values, commands and prose in backticks name nothing), and what a change did to them: removed,
+renamed (to what), moved to another file (alive), a file deleted. Definitions are read from real source through
+`SymbolIndex.of_files`, never written by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.ground.references import (
+    ChangedCode,
+    DeadReference,
+    Mention,
+    Reference,
+    Target,
+    dead_after,
+    dead_paths,
+    is_folder,
+    lookup,
+    mentions,
+    path_of,
+    references,
+    resolve,
+)
+from bot.ground.symbols import SymbolIndex
+
+QUEUE_PY = '''"""A small task queue."""
+
+MAX_ITEMS = 100
+
+
+class TaskQueue:
+    """First in, first out."""
+
+    def push(self, task):
+        self.tasks.append(task)
+
+    def drain(self):
+        done, self.tasks = self.tasks, []
+        return done
+
+
+def helper(items):
+    return sorted(items)
+'''
+WORKER_GO = """package workers
+
+// Pool runs tasks.
+type Pool struct {
+	size int
+}
+
+// Drain waits for every task.
+func (p *Pool) Drain() int {
+	return p.size
+}
+
+func NewPool(size int) *Pool {
+	return &Pool{size: size}
+}
+"""
+LIB_RS = """pub mod queue {
+    pub fn drain() -> usize {
+        0
+    }
+}
+
+pub enum Compression {
+    None,
+    Gzip,
+}
+"""
+CLIENT_TS = """export class Client {
+  retries = 3;
+
+  async fetchAll(): Promise<void> {}
+}
+
+export enum Level {
+  True = 1,
+  Null = 2,
+}
+"""
+CODE = {
+    "src/taskq/queue.py": QUEUE_PY,
+    "pkg/workers/pool.go": WORKER_GO,
+    "crates/q/src/lib.rs": LIB_RS,
+    "web/src/client.ts": CLIENT_TS,
+}
+PATHS = frozenset({*CODE, "src/taskq/__init__.py", "Makefile", "docs/setup.md", "openwiki/queue.md", "src/café.py"})
+PAGE = "openwiki/queue.md"
+
+
+def index_of(files: dict[str, str]) -> SymbolIndex:
+    return SymbolIndex.of_files({path: text.encode() for path, text in files.items()})
+
+
+INDEX = index_of(CODE)
+
+
+def code(text: str) -> Mention:
+    return Mention(text, "code", 1)
+
+
+def link(text: str) -> Mention:
+    return Mention(text, "link", 1)
+
+
+def labels(mention: Mention, page: str = PAGE) -> list[str]:
+    return [t.label for t in resolve(mention, page, PATHS, INDEX)]
+
+
+# -- mentions ------------------------------------------------------------------------------------------------
+
+PAGE_TEXT = """---
+title: Queue `drain()`
+sources: [`src/taskq/queue.py`]
+---
+
+# The `TaskQueue`
+
+Tasks go in with `push()` and
+come out with `TaskQueue.drain` (see [the code](../src/taskq/queue.py#L12-L14)).
+
+```python
+queue.drain()  # `drain()` in a fence is code, not a mention
+```
+
+    indented code: `helper()` is not a mention either
+
+| call | returns |
+|------|---------|
+| `drain()` | the tasks |
+
+[Setup](/docs/setup.md), [anchor](#the-taskqueue), <https://example.com/x.py>.
+"""
+
+
+def test_mentions_are_the_code_spans_and_links_of_the_body_with_their_lines() -> None:
+    assert mentions(PAGE_TEXT) == [
+        Mention("TaskQueue", "code", 6),  # a heading; the front matter (lines 1-4) is counted, not read
+        Mention("push()", "code", 8),
+        Mention("TaskQueue.drain", "code", 9),  # the paragraph's second line
+        Mention("../src/taskq/queue.py#L12-L14", "link", 9),
+        Mention("drain()", "code", 19),  # a table cell
+        Mention("/docs/setup.md", "link", 21),
+        Mention("#the-taskqueue", "link", 21),
+        Mention("https://example.com/x.py", "link", 21),  # an autolink
+    ]
+
+
+def test_mentions_without_front_matter_and_of_nothing() -> None:
+    assert mentions("`drain()`\n") == [Mention("drain()", "code", 1)]
+    assert mentions("\ufeff---\ntitle: x\n---\n`drain()`\n") == [Mention("drain()", "code", 4)]
+    assert mentions("") == []
+    assert mentions("No code at all.\n") == []
+    assert mentions("`" + "x" * 201 + "`\n") == []  # a long span is code, not a name
+    assert mentions("`" + "x" * 200 + "`\n") == [Mention("x" * 200, "code", 1)]
+
+
+# -- what a mention names ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("src/taskq/queue.py", ["src/taskq/queue.py"]),  # from the repository's root
+        ("./src/taskq/queue.py", ["src/taskq/queue.py"]),
+        ("/src/taskq/queue.py", ["src/taskq/queue.py"]),
+        ("src/taskq/queue.py:12", ["src/taskq/queue.py"]),  # with a location
+        ("src/taskq/queue.py:12:5", ["src/taskq/queue.py"]),
+        ("src/taskq/queue.py#L12", ["src/taskq/queue.py"]),
+        ("src/taskq/queue.py#L12-L14", ["src/taskq/queue.py"]),
+        ("src/taskq/", ["src/taskq"]),  # a folder
+        ("src/taskq", ["src/taskq"]),
+        ("Makefile", ["Makefile"]),  # a file without a grammar: its path only
+        ("drain()", ["queue.drain (crates/q/src/lib.rs)", "TaskQueue.drain (src/taskq/queue.py)"]),  # index order
+        ("drain", ["queue.drain (crates/q/src/lib.rs)", "TaskQueue.drain (src/taskq/queue.py)"]),
+        ("drain(q, n)", ["queue.drain (crates/q/src/lib.rs)", "TaskQueue.drain (src/taskq/queue.py)"]),
+        ("TaskQueue.drain", ["TaskQueue.drain (src/taskq/queue.py)"]),
+        ("TaskQueue.drain()", ["TaskQueue.drain (src/taskq/queue.py)"]),
+        ("TaskQueue#drain", ["TaskQueue.drain (src/taskq/queue.py)"]),
+        ("queue::drain", ["queue.drain (crates/q/src/lib.rs)"]),  # a Rust module's function
+        ("queue::drain()", ["queue.drain (crates/q/src/lib.rs)"]),
+        ("MAX_ITEMS", ["MAX_ITEMS (src/taskq/queue.py)"]),
+        ("Pool.Drain", ["Pool.Drain (pkg/workers/pool.go)"]),  # a Go method on *Pool
+        ("Client.fetchAll()", ["Client.fetchAll (web/src/client.ts)"]),
+        ("Compression::None", ["Compression.None (crates/q/src/lib.rs)"]),  # a qualified enum member
+        ("queue.helper", ["helper (src/taskq/queue.py)"]),  # the file names the module
+        ("queue.push", ["TaskQueue.push (src/taskq/queue.py)"]),  # ... an instance named like it: `queue.push(x)`
+        ("taskq.queue.TaskQueue.drain", ["TaskQueue.drain (src/taskq/queue.py)"]),  # a Python module path
+        ("taskq.queue.helper()", ["helper (src/taskq/queue.py)"]),
+        ("workers.NewPool", ["NewPool (pkg/workers/pool.go)"]),  # a Go package is its folder
+        ("workers.NewPool()", ["NewPool (pkg/workers/pool.go)"]),
+        ("crate::queue::drain", ["queue.drain (crates/q/src/lib.rs)"]),  # Rust's path keywords
+    ],
+)
+def test_code_spans_that_name_something(text: str, expected: list[str]) -> None:
+    assert labels(code(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("page", "href", "expected"),
+    [
+        ("openwiki/queue.md", "../src/taskq/queue.py", ["src/taskq/queue.py"]),  # relative to the page
+        ("openwiki/deep/queue.md", "../../src/taskq/queue.py#L12-L14", ["src/taskq/queue.py"]),
+        ("openwiki/queue.md", "/src/taskq/queue.py", ["src/taskq/queue.py"]),  # relative to the repository
+        ("openwiki/queue.md", "../src/taskq/queue.py?plain=1#L3", ["src/taskq/queue.py"]),
+        ("openwiki/queue.md", "../src/taskq/", ["src/taskq"]),
+        ("openwiki/index.md", "queue.md", ["openwiki/queue.md"]),  # another page: a path like any
+        ("openwiki/queue.md", "../src/caf%C3%A9.py", ["src/café.py"]),  # as CommonMark encodes `café`
+        ("openwiki/queue.md", "src/taskq/queue.py", []),  # relative to the page: openwiki/src/... is not there
+        ("openwiki/queue.md", "https://github.com/o/r/blob/main/src/taskq/queue.py", []),
+        ("openwiki/queue.md", "#the-taskqueue", []),
+        ("openwiki/queue.md", "mailto:a@b.c", []),
+        ("openwiki/queue.md", "../../outside.md", []),  # out of the repository
+        ("openwiki/queue.md", "drain()", []),  # a link names a path, never a definition
+    ],
+)
+def test_links_name_paths(page: str, href: str, expected: list[str]) -> None:
+    assert labels(link(href), page) == expected
+
+
+def test_a_link_with_a_non_ascii_path_resolves_as_written() -> None:
+    [mention] = mentions("See [the file](../src/café.py).\n")
+    assert mention.text == "../src/caf%C3%A9.py"  # CommonMark encodes it ...
+    assert labels(mention) == ["src/café.py"]  # ... and the path is the file's
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "True",
+        "False",
+        "None",  # the repository's `Compression::None` is not what a page means by `None`
+        "null",
+        "nil",
+        "true",
+        "undefined",
+        "42",
+        "3.14",
+        "1.0.104",
+        "npm install",
+        "pip install -e .",
+        "--force",
+        "-v",
+        "make build",
+        "x = 1",
+        "http://localhost:8080/x",
+        "https://example.com/src/taskq/queue.py",
+        "~/.config/taskq.yml",
+        ".",
+        "..",
+        "../../etc/passwd",
+        "src/*.py",
+        "src/taskq/gone.py",
+        "'drain'",
+        '"drain"',
+        "TaskQueue.flush",  # no such member
+        "Pool::drain",  # Go's method is Drain
+        "drain ()",
+        "",
+        "   ",
+    ],
+)
+def test_values_commands_and_prose_in_backticks_name_nothing(text: str) -> None:
+    assert labels(code(text)) == []
+
+
+def test_path_of() -> None:
+    assert path_of(code("src/x.py:3"), PAGE) == "src/x.py"  # whether it exists or not
+    assert path_of(code("npm run build"), PAGE) is None
+    assert path_of(link("../a/./b/../c.md"), PAGE) == "a/c.md"
+    assert path_of(link("?tab=1"), PAGE) is None
+    assert path_of(link("../src/caf%C3%A9.py"), PAGE) == "src/café.py"
+
+
+def test_lookup_and_is_folder() -> None:
+    assert [d.qualified for d in lookup("drain", INDEX)] == ["queue.drain", "TaskQueue.drain"]  # index order
+    assert lookup("nothing", INDEX) == [] and lookup("a.b.c", INDEX) == []
+    assert is_folder("src", PATHS) and is_folder("src/taskq/", PATHS)
+    assert not is_folder("src/taskq/queue.py", PATHS) and not is_folder("sr", PATHS)
+
+
+def test_references_of_a_page() -> None:
+    found = references(PAGE, PAGE_TEXT, PATHS, INDEX)
+    assert [(r.mention.text, r.mention.line, [t.label for t in r.targets]) for r in found] == [
+        ("TaskQueue", 6, ["TaskQueue (src/taskq/queue.py)"]),
+        ("push()", 8, ["TaskQueue.push (src/taskq/queue.py)"]),
+        ("TaskQueue.drain", 9, ["TaskQueue.drain (src/taskq/queue.py)"]),
+        ("../src/taskq/queue.py#L12-L14", 9, ["src/taskq/queue.py"]),
+        ("drain()", 19, ["queue.drain (crates/q/src/lib.rs)", "TaskQueue.drain (src/taskq/queue.py)"]),
+        ("/docs/setup.md", 21, ["docs/setup.md"]),
+    ]
+    skipped = references(PAGE, PAGE_TEXT, PATHS, INDEX, skip=lambda path: path.startswith("crates/"))
+    assert [t.label for t in skipped[4].targets] == ["TaskQueue.drain (src/taskq/queue.py)"]
+
+
+# -- what a change did to them -------------------------------------------------------------------------------
+
+WORK = "# Work\n\nCall `drain()` or `TaskQueue.drain`; `helper()` sorts; see `src/taskq/util.py` and `src/taskq/`.\n"
+
+
+def change(
+    before: dict[str, str], after: dict[str, str], unchanged: dict[str, str] | None = None
+) -> tuple[list[Reference], ChangedCode, SymbolIndex]:
+    """The page's references at the base and what the change did: the changed files' definitions on both sides,
+    the unchanged files' (the same on both) apart, as the check's use case reads them."""
+    unchanged = unchanged or {}
+    changed = {p for p in set(before) | set(after) if before.get(p) != after.get(p)}
+    changed_before = index_of({p: t for p, t in before.items() if p in changed})
+    changed_after = index_of({p: t for p, t in after.items() if p in changed})
+    others = index_of(unchanged)
+    paths_before, paths_after = {*before, *unchanged}, {*after, *unchanged}
+    base = SymbolIndex([*changed_before.definitions, *others.definitions])
+    found = references("openwiki/work.md", WORK, paths_before, base)
+    return found, ChangedCode(paths_before, paths_after, changed, changed_before, changed_after), others
+
+
+def dead(before: dict[str, str], after: dict[str, str], unchanged: dict[str, str] | None = None) -> list[str]:
+    found, code_change, others = change(before, after, unchanged)
+    result = dead_after(
+        found,
+        code_change,
+        still_defined=lambda qualified: bool(lookup(qualified, others)),
+        texts_before=lambda path: before[path].split("\n"),
+        texts_after=lambda path: after[path].split("\n"),
+    )
+    return [describe(d) for d in result]
+
+
+def describe(d: DeadReference) -> str:
+    renamed = f" to {d.renamed_to.qualified} ({d.renamed_to.path}:{d.renamed_to.start})" if d.renamed_to else ""
+    return f"`{d.mention.text}` {d.what}{renamed}: {d.target.label}{' (path)' if d.gone_path else ''}"
+
+
+UTIL_PY = "def flatten(items):\n    return [x for xs in items for x in xs]\n"
+BASE = {"src/taskq/queue.py": QUEUE_PY, "src/taskq/util.py": UTIL_PY}
+DRAIN = "    def drain(self):\n        done, self.tasks = self.tasks, []\n        return done\n"
+WITHOUT_DRAIN = QUEUE_PY.replace(DRAIN + "\n", "")
+WITHOUT_HELPER = QUEUE_PY.split("\n\ndef helper", maxsplit=1)[0] + "\n"
+
+
+def test_nothing_changed_nothing_dead() -> None:
+    assert dead(BASE, BASE) == []
+
+
+def test_an_edit_inside_a_definition_kills_nothing() -> None:
+    edited = QUEUE_PY.replace("return done", "return list(done)")
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": edited}) == []
+
+
+def test_a_removed_definition_is_dead() -> None:
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": WITHOUT_DRAIN}) == [
+        "`drain()` removed: TaskQueue.drain (src/taskq/queue.py)",
+        "`TaskQueue.drain` removed: TaskQueue.drain (src/taskq/queue.py)",
+    ]
+
+
+def test_a_renamed_definition_is_dead_and_named_with_its_new_name() -> None:
+    renamed = QUEUE_PY.replace("def drain(self):", "def flush(self):")
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": renamed}) == [
+        "`drain()` renamed to TaskQueue.flush (src/taskq/queue.py:12): TaskQueue.drain (src/taskq/queue.py)",
+        "`TaskQueue.drain` renamed to TaskQueue.flush (src/taskq/queue.py:12): TaskQueue.drain (src/taskq/queue.py)",
+    ]
+
+
+def test_a_function_renamed_and_moved_to_another_file_is_renamed() -> None:
+    moved = {
+        "src/taskq/queue.py": WITHOUT_HELPER,
+        "src/taskq/util.py": UTIL_PY + "\n\ndef sort_items(items):\n    return sorted(items)\n",
+    }
+    assert dead(BASE, moved) == ["`helper()` renamed to sort_items (src/taskq/util.py:5): helper (src/taskq/queue.py)"]
+
+
+def test_a_definition_moved_to_another_file_is_alive() -> None:
+    moved = {
+        "src/taskq/queue.py": WITHOUT_HELPER,
+        "src/taskq/util.py": UTIL_PY + "\n\ndef helper(items):\n    return sorted(items)\n",
+    }
+    assert dead(BASE, moved) == []
+    new_file = {**moved, "src/taskq/util.py": UTIL_PY, "src/taskq/sorting.py": "def helper(items):\n    return 1\n"}
+    assert dead(BASE, new_file) == []  # into a new file, and changed on the way: still defined
+
+
+def test_a_definition_still_defined_in_a_file_the_change_left_alone_is_alive() -> None:
+    elsewhere = {"src/taskq/legacy.py": "def helper(items):\n    return items\n"}
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": WITHOUT_HELPER}, unchanged=elsewhere) == []
+    found, code_change, _ = change(BASE, {**BASE, "src/taskq/queue.py": WITHOUT_HELPER})
+    assert code_change.changed == {"src/taskq/queue.py"}
+    asked: list[str] = []
+    dead_after(found, code_change, still_defined=lambda q: asked.append(q) or False)
+    assert asked == ["helper"]  # only what the change removed is looked for elsewhere
+
+
+def test_a_deleted_file_kills_the_path_and_what_it_defined() -> None:
+    after = {"src/taskq/queue.py": QUEUE_PY}
+    found, _, _ = change(BASE, after)
+    assert dead(BASE, after) == ["`src/taskq/util.py` removed: src/taskq/util.py (path)"]
+    assert "src/taskq" in {t.path for r in found for t in r.targets}  # the folder still has queue.py: alive
+    gone_folder = dead({"src/taskq/util.py": UTIL_PY, "lib/q.py": QUEUE_PY}, {"lib/q.py": QUEUE_PY})
+    assert gone_folder == [
+        "`src/taskq/util.py` removed: src/taskq/util.py (path)",
+        "`src/taskq/` removed: src/taskq (path)",
+    ]
+
+
+def test_a_reference_is_dead_only_when_every_target_is_gone() -> None:
+    rust = {"crates/q/src/lib.rs": LIB_RS}
+    # `drain()` also names the Rust module's function, which the change left alone: only `TaskQueue.drain` dies
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": WITHOUT_DRAIN}, unchanged=rust) == [
+        "`TaskQueue.drain` removed: TaskQueue.drain (src/taskq/queue.py)"
+    ]
+
+
+def test_without_the_texts_a_rename_is_a_removal() -> None:
+    renamed = {**BASE, "src/taskq/queue.py": QUEUE_PY.replace("def drain(self):", "def flush(self):")}
+    found, code_change, _ = change(BASE, renamed)
+    result = dead_after(found, code_change, still_defined=lambda q: False)
+    assert [d.what for d in result] == ["removed", "removed"]
+
+
+def test_two_new_definitions_with_the_removed_body_name_no_rename() -> None:
+    twice = QUEUE_PY.replace(DRAIN, DRAIN.replace("drain", "flush") + "\n" + DRAIN.replace("drain", "empty"))
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": twice}) == [
+        "`drain()` removed: TaskQueue.drain (src/taskq/queue.py)",
+        "`TaskQueue.drain` removed: TaskQueue.drain (src/taskq/queue.py)",
+    ]
+
+
+def test_a_different_body_under_a_new_name_is_no_rename() -> None:
+    other = QUEUE_PY.replace(DRAIN, "    def flush(self):\n        return []\n")
+    assert dead(BASE, {**BASE, "src/taskq/queue.py": other}) == [
+        "`drain()` removed: TaskQueue.drain (src/taskq/queue.py)",
+        "`TaskQueue.drain` removed: TaskQueue.drain (src/taskq/queue.py)",
+    ]
+
+
+def test_dead_paths_on_a_full_sweep() -> None:
+    at_base = references("openwiki/work.md", WORK, set(BASE), index_of(BASE))
+    assert dead_paths(at_base, set(BASE)) == []
+    now = {"src/taskq/queue.py"}
+    assert [(d.mention.text, d.target.path, d.gone_path, d.what) for d in dead_paths(at_base, now)] == [
+        ("src/taskq/util.py", "src/taskq/util.py", True, "removed")
+    ]  # definitions are not paths: `helper()` is not judged here
+    assert [d.target.path for d in dead_paths(at_base, set())] == ["src/taskq/util.py", "src/taskq"]
+
+
+def test_target_labels() -> None:
+    [definition] = INDEX.qualified("Pool.Drain")
+    assert Target("pkg/workers/pool.go", definition).label == "Pool.Drain (pkg/workers/pool.go)"
+    assert Target("Makefile").label == "Makefile"
