@@ -8,6 +8,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from ..claims.resources import EvidenceResource
 from .references import Reference, is_folder, lookup
 from .symbols import Definition, SymbolIndex
 
@@ -50,7 +51,7 @@ def candidates(
     for ref in references:
         for target in ref.targets:
             if target.definition is None and target.path in paths and not is_folder(target.path, paths):
-                add(Candidate(f"repo://{target.path}", f"`{ref.mention.text}` names the file"))
+                add(Candidate(EvidenceResource(target.path).canonical, f"`{ref.mention.text}` names the file"))
     for name in _prose_names(page_text):
         for definition in lookup(name, index)[:3]:
             add(_definition(definition, f"the prose word {name}"))
