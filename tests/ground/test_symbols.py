@@ -618,3 +618,45 @@ def test_resource_of_a_definition() -> None:
     assert D("src/q.py", "TaskQueue.drain", "method", 12, 20).resource == "repo://src/q.py#L12-L20"
     assert D("src/a b.py", "f", "function", 3).resource == "repo://src/a%20b.py#L3-L3"  # canonical, as OpenWiki writes
     assert D("src/é.py", "f", "function", 1).resource == "repo://src/%C3%A9.py#L1-L1"
+
+
+# -- the values the code writes ------------------------------------------------------------------------------
+
+
+def test_string_literals_and_where_they_stand() -> None:
+    index = SymbolIndex.of_files({path: (DATA / path).read_bytes() for path in FILES})
+    assert index.literal("https://api.github.com") == [("python/sansio.py", 397)]
+    assert index.literal("ERR_NOT_SUPPORT") == [("javascript/adapters.js", 72)]
+    assert index.literal("ReflectionAccessFilter#BLOCK_INACCESSIBLE_JAVA") == [
+        ("java/ReflectionAccessFilter.java", 123)
+    ]
+    assert index.literal("ZodError") == [("typescript/ZodError.ts", 211)]
+    assert ("go/groupcache.go", 28) in index.literal("context")  # an import's path is a string too
+    assert ("rust/context.rs", 121) in index.literal("Error")
+    # not fixed values: a string with an interpolation, text in comments, nothing at all
+    assert index.literal("application/vnd.github.") == [] and index.literal("application/vnd.github.{version}") == []
+    assert index.literal("Not a ZodError: ") == []
+    assert index.literal("License") == [] and index.literal("AS IS") == []
+    assert index.literal("") == [] and index.literal("no such value") == []
+
+
+def test_the_definition_a_line_stands_in() -> None:
+    index = SymbolIndex.of_files({path: (DATA / path).read_bytes() for path in FILES})
+
+    def at(path: str, line: int) -> str | None:
+        found = index.enclosing(path, line)
+        return None if found is None else f"{found.qualified} {found.start}-{found.end}"
+
+    assert at("python/sansio.py", 397) == "DOMAIN 397-397"
+    assert at("python/connections.py", 60) == "RedisSettings.from_dsn 57-77"  # the innermost
+    assert at("python/connections.py", 25) == "RedisSettings 24-80"
+    assert at("javascript/adapters.js", 72) == "getAdapter 29-77"
+    assert at("rust/context.rs", 121) == "ContextError.fmt 120-125"
+    assert at("java/ReflectionAccessFilter.java", 123) == "ReflectionAccessFilter.BLOCK_INACCESSIBLE_JAVA 112-125"
+    assert at("javascript/adapters.js", 16) is None  # a top-level callback is no definition
+    assert at("python/sansio.py", 1) is None and at("no/such/file.py", 3) is None
+
+
+def test_definitions_alone_read_no_values() -> None:
+    index = SymbolIndex(read("python/sansio.py"))
+    assert len(index) == len(read("python/sansio.py")) and index.literal("https://api.github.com") == []
