@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
-# `drain`, `drain()`, `drain(q, n)`, `TaskQueue.drain`, `queue::drain`, `Queue#drain`: a name and its containers.
-_SYMBOL = re.compile(rf"(?P<name>{_IDENTIFIER}(?:(?:\.|::|#){_IDENTIFIER})*)(?:\([^()]*\))?")
+# `drain`, `drain()`, `drain(q, n)`, `TaskQueue.drain`, `queue::drain`, `Queue#drain`: a name and its containers;
+# a type as code writes it names the type (`Task[]`, `Queue<Task>`).
+_SYMBOL = re.compile(rf"(?P<name>{_IDENTIFIER}(?:(?:\.|::|#){_IDENTIFIER})*)(?:\([^()]*\)|<[\w$., ]+>)?(?:\[\])*")
 _LOCATION = re.compile(r"(?::\d+(?::\d+)?|#L\d+(?:-L\d+)?)$")  # `src/q.py:12`, `src/q.py#L3-L9`
 _FRONT_MATTER = re.compile(r"\A\ufeff?---\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 MAX_SPAN = 200  # longer code spans are code, not a name

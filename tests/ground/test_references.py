@@ -193,6 +193,9 @@ def test_mentions_without_front_matter_and_of_nothing() -> None:
         ("workers.NewPool", ["NewPool (pkg/workers/pool.go)"]),  # a Go package is its folder
         ("workers.NewPool()", ["NewPool (pkg/workers/pool.go)"]),
         ("crate::queue::drain", ["queue.drain (crates/q/src/lib.rs)"]),  # Rust's path keywords
+        ("Client[]", ["Client (web/src/client.ts)"]),  # a type as a type is written
+        ("Client<string>", ["Client (web/src/client.ts)"]),
+        ("Pool[]", ["Pool (pkg/workers/pool.go)"]),
     ],
 )
 def test_code_spans_that_name_something(text: str, expected: list[str]) -> None:
@@ -259,6 +262,8 @@ def test_a_link_with_a_non_ascii_path_resolves_as_written() -> None:
         "TaskQueue.flush",  # no such member
         "Pool::drain",  # Go's method is Drain
         "drain ()",
+        "Client[0]",  # an index, not a type
+        "Client<",
         "",
         "   ",
     ],
