@@ -81,6 +81,7 @@ class Settings(ModelSettings):
     blob_cache_bytes: int = Field(256 << 20, gt=0, description="file contents cached by blob sha")
     max_annotations: int = Field(500, ge=0, le=5000, description="annotations per check run")
     max_claims_per_fix: int = Field(50, gt=0, description="claims the agent decides in one fix; the rest wait")
+    max_pages_per_ground: int = Field(20, gt=0, description="pages the agent grounds in one run; the rest wait")
 
     @field_validator("github_api_url")
     @classmethod

@@ -33,7 +33,8 @@ class Limits(BaseModel):
     max_file_bytes: int = Field(1 << 20, gt=0, description="evidence files larger than this are errors")
     max_annotations: int = Field(500, ge=0, le=5000, description="annotations on one check run")
     max_claims_per_fix: int = Field(50, gt=0, description="claims the agent handles in one fix")
-    tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix may spend")
+    max_pages_per_ground: int = Field(20, gt=0, description="pages without claims the agent grounds in one run")
+    tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix or grounding may spend")
     tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens the repository may spend a day")
 
 
@@ -46,7 +47,12 @@ class RepoConfig(BaseModel):
     )
     auto_fix: bool = Field(False, description="open a fix pull request after each push to the default branch")
     fix_pull_requests: bool = Field(True, description="offer the Fix wiki button on pull requests")
-    model: str | None = Field(None, description="the model the fix uses (default: the App's)")
+    ground: Literal["off", "button", "auto"] = Field(
+        "button",
+        description="pages without claims: off, the Ground wiki button, or auto (a grounding pull request after "
+        "each push to the default branch that leaves pages without claims)",
+    )
+    model: str | None = Field(None, description="the model the fix and the grounding use (default: the App's)")
     limits: Limits = Limits()
 
     @field_validator("wiki_dir")
@@ -61,6 +67,7 @@ class RepoConfig(BaseModel):
             max_file_bytes=min(own.max_file_bytes, settings.max_file_bytes),
             max_annotations=min(own.max_annotations, settings.max_annotations),
             max_claims_per_fix=min(own.max_claims_per_fix, settings.max_claims_per_fix),
+            max_pages_per_ground=min(own.max_pages_per_ground, settings.max_pages_per_ground),
             tokens_per_run=min(own.tokens_per_run, settings.tokens_per_run),
             tokens_per_day=min(own.tokens_per_day, settings.tokens_per_day),
         )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..metrics import JOBS
-from .requests import CheckRequest, FixRequest, request_from_json, request_to_json
+from .requests import AnyRequest, request_from_json, request_to_json
 
 log = logging.getLogger(__name__)
 
@@ -21,7 +21,7 @@ class Job:
 
     key: str  # jobs with the same key run one at a time, and a newer one replaces a queued older one
     delivery: str  # the webhook delivery that caused it (for de-duplication and logs)
-    request: CheckRequest | FixRequest
+    request: AnyRequest
 
     @property
     def kind(self) -> str:

@@ -59,14 +59,32 @@ class FixRequest(_Frozen):
         return self.target is None
 
 
-Request = Annotated[CheckRequest | FixRequest, Field(discriminator="kind")]
-REQUEST: TypeAdapter[CheckRequest | FixRequest] = TypeAdapter(Request)
+class GroundRequest(_Frozen):
+    """Ground the next pages of the wiki that have no claims and propose them as the grounding pull request."""
+
+    kind: Literal["ground"] = "ground"
+    repo: RepoRef
+    head_sha: str
+    check_run_id: int | None = None  # the run to report on (found by head commit when unknown)
+    target: str | None = None  # the branch the grounding goes to; None for a fork's pull request
+    pr_number: int | None = None
+    trigger: Literal["button", "auto"] = "button"
+    requested_by: str | None = None
+
+    @property
+    def fork(self) -> bool:
+        return self.target is None
 
 
-def request_to_json(request: CheckRequest | FixRequest) -> dict[str, Any]:
+AnyRequest = CheckRequest | FixRequest | GroundRequest
+Request = Annotated[AnyRequest, Field(discriminator="kind")]
+REQUEST: TypeAdapter[AnyRequest] = TypeAdapter(Request)
+
+
+def request_to_json(request: AnyRequest) -> dict[str, Any]:
     return request.model_dump(mode="json")
 
 
-def request_from_json(value: Any) -> CheckRequest | FixRequest:
+def request_from_json(value: Any) -> AnyRequest:
     """A request read back from the queue; pydantic's ValidationError when it is not one (another version's)."""
     return REQUEST.validate_python(value)

@@ -188,6 +188,31 @@ def test_repository_config() -> None:
             parse_repo_config(bad)
 
 
+def test_grounding_settings_of_a_repository() -> None:
+    assert parse_repo_config(None).ground == "button"  # pages without claims get the button unless turned off
+    assert parse_repo_config(b"ground: auto\n").ground == "auto"
+    assert parse_repo_config(b"ground: off\n").ground == "off"
+    assert parse_repo_config(None).limits.max_pages_per_ground == 20
+    assert parse_repo_config(b"limits: {max_pages_per_ground: 3}\n").limits.max_pages_per_ground == 3
+    for bad, problem in [
+        (b"ground: true\n", "`ground`: Input should be 'off', 'button' or 'auto'"),
+        (b"ground: always\n", "`ground`: Input should be 'off', 'button' or 'auto'"),
+        (b"limits: {max_pages_per_ground: 0}\n", "`limits.max_pages_per_ground`"),
+    ]:
+        with pytest.raises(ConfigError, match=problem.replace("[", r"\[")):
+            parse_repo_config(bad)
+
+
+def test_a_repository_can_only_lower_the_apps_pages_per_grounding(fake: FakeGitHub) -> None:
+    settings = settings_for(fake, max_pages_per_ground=4)
+    assert settings.max_pages_per_ground == 4 and settings_for(fake).max_pages_per_ground == 20
+    more = parse_repo_config(b"limits: {max_pages_per_ground: 500}\n").bounded_by(settings)
+    fewer = parse_repo_config(b"limits: {max_pages_per_ground: 2}\n").bounded_by(settings)
+    assert (more.limits.max_pages_per_ground, fewer.limits.max_pages_per_ground) == (4, 2)
+    with pytest.raises(SettingsError, match="WIKIWARDEN_MAX_PAGES_PER_GROUND"):
+        settings_for(fake, max_pages_per_ground=0)
+
+
 def test_tree_diff_finds_renames_by_content() -> None:
     old = {
         "a.py": TreeEntry("100644", "1" * 40, 3),
