@@ -1,9 +1,9 @@
 """The check run "Wikiwarden": what a change did to the wiki's claims, on the commit itself.
 
 `check_output` turns a sweep report into the run's content (pure: title, summary, annotations on the
-changed lines, the Fix wiki button, the conclusion), `failure_output` and `explain` a failure's; the
-coroutines below publish it within GitHub's limits (65,535-character summary, 50 annotations per request,
-appended by further updates).
+changed lines and where code a page names was removed or renamed, the pages without claims, the Fix wiki and
+Ground wiki buttons, the conclusion), `failure_output` and `explain` a failure's; the coroutines below publish
+it within GitHub's limits (65,535-character summary, 50 annotations per request, appended by further updates).
 
 Every string from the repository goes through `bot.claims.inert`: the summary is Markdown (`prose`, `code`);
 the title and an annotation's title and message are plain text on GitHub, so they get `plain` (defused, one
@@ -13,17 +13,18 @@ line per field); an annotation's `raw_details` is the evidence's diff, code show
 from __future__ import annotations
 
 import difflib
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
 from gidgethub import HTTPException, RateLimitExceeded
 
-from ..claims.inert import plain, prose
+from ..claims.inert import code, plain, prose
 from ..claims.report import render_markdown
-from ..claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from ..claims.verdicts import Verdict
-from ..claims.wording import plural
+from ..claims.wording import clip, plural
 from .client import GitHubClient
 from .repo_config import RepoConfig
 
@@ -31,6 +32,13 @@ CHECK_NAME = "Wikiwarden"
 SUMMARY_LIMIT = 65_535
 ANNOTATIONS_PER_REQUEST = 50
 FIX_ACTION = {"label": "Fix wiki", "description": "Open a pull request fixing the wiki", "identifier": "fix_wiki"}
+GROUND_ACTION = {
+    "label": "Ground wiki",
+    "description": "Open a pull request grounding the wiki",
+    "identifier": "ground_wiki",
+}
+UNGROUNDED_SHOWN = 20  # pages without claims listed by name; the rest are counted
+_PAGE_WIDTH = 200
 _TITLE_LIMIT = 255
 _DETAILS_LIMIT = 60_000
 FORK_NOTE = (
@@ -48,7 +56,9 @@ class CheckOutput:
     actions: list[dict[str, str]] = field(default_factory=list)
 
 
-def _title(report: SweepReport, attention: list[tuple[PageResult, ClaimResult]]) -> str:
+def _title(
+    report: SweepReport, attention: list[tuple[PageResult, ClaimResult]], broken_references: int, ungrounded: int
+) -> str:
     reanchored = sum(1 for _, c in report.claims() if c.verdict in (Verdict.MOVED, Verdict.COSMETIC))
     parts = [
         f"{n} {verdict.value}" for verdict in Verdict if (n := sum(1 for _, c in attention if c.verdict is verdict))
@@ -56,14 +66,17 @@ def _title(report: SweepReport, attention: list[tuple[PageResult, ClaimResult]])
     broken = report.summary["page_errors"]
     if broken:
         parts.append(plural(broken, "unreadable sidecar"))
+    if broken_references:
+        parts.append(plural(broken_references, "broken reference"))
     if reanchored:
         parts.append(f"{reanchored} re-anchored")
+    tail = f" · {plural(ungrounded, 'page')} without claims" if ungrounded else ""
     if not parts:
         checked = report.summary["claims"]
         if not checked:
-            return "No wiki claim cites what this change touched"
-        return ("All " if checked > 1 else "") + plural(checked, "affected claim holds", "affected claims hold")
-    return ", ".join(parts) + (" · this change made claims stale" if attention else "")
+            return "No wiki claim cites what this change touched" + tail
+        return ("All " if checked > 1 else "") + plural(checked, "affected claim holds", "affected claims hold") + tail
+    return ", ".join(parts) + (" · this change made claims stale" if attention else "") + tail
 
 
 def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) -> dict[str, Any] | None:
@@ -101,24 +114,89 @@ def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) 
     return annotation
 
 
-def check_output(
-    report: SweepReport, config: RepoConfig, *, fork: bool = False, pull_request: bool = False
-) -> CheckOutput:
-    """The check run for a sweep: claims this change made stale (or unresolved, or in error) fail the run
-    with the repository's chosen conclusion; moved and cosmetic evidence is reported as re-anchored.
+def _reference_annotation(ref: BrokenReference) -> dict[str, Any] | None:
+    """Where the head shows what happened to what a page names (the renamed definition, or the file a removed
+    one stood in); nothing to point at when the file itself is gone."""
+    if ref.at is None:
+        return None
+    path, line = ref.at
+    happened = f"renamed to `{plain(ref.renamed_to)}` here" if ref.renamed_to else "removed here"
+    return {
+        "path": path,
+        "start_line": line,
+        "end_line": line,
+        "annotation_level": "warning",
+        "title": f"Wiki reference broken: {plain(ref.page)}"[:_TITLE_LIMIT],
+        "message": (f"`{plain(ref.page)}` mentions `{plain(ref.text)}`, {happened} (line {ref.line} of the page).")[
+            :60_000
+        ],
+    }
 
-    The Fix wiki button is offered when a claim can be fixed, except to a fork's pull request (nobody can push
-    to its branch: the summary says so instead) and to pull requests when `fix_pull_requests` is off.
+
+def _ungrounded_note(pages: Sequence[str], settled: int, config: RepoConfig, fork: bool) -> str:
+    """The pages without claims grounding has work for (the first ones by name), and what can ground them."""
+    if not pages:
+        return ""
+    lines = ["", "", f"### Pages without claims ({len(pages)})", ""]
+    lines += [f"- {code(clip(page, _PAGE_WIDTH))}" for page in pages[:UNGROUNDED_SHOWN]]
+    if len(pages) > UNGROUNDED_SHOWN:
+        lines.append(f"- …and {len(pages) - UNGROUNDED_SHOWN} more")
+    lines.append("")
+    if settled:
+        more = plural(settled, "more page without claims states", "more pages without claims state")
+        lines += [f"{more} nothing the code shows (grounding read them as they are now).", ""]
+    if config.ground == "off":
+        lines.append(
+            "Nothing checks what they say. Grounding on GitHub is off (`ground: off` in `.github/wikiwarden.yml`); "
+            "`wikiwarden ground` grounds them from a checkout."
+        )
+    elif fork:
+        lines.append(
+            "Nothing checks what they say. This pull request comes from a fork: Wikiwarden cannot push a grounding "
+            "to it. Once it is merged, the default branch's check offers it."
+        )
+    else:
+        per_run = plural(config.limits.max_pages_per_ground, "page")
+        lines.append(
+            f"Nothing checks what they say. **Ground wiki** opens a pull request proposing their claims, {per_run} "
+            "a run."
+        )
+        if config.ground == "auto":
+            lines[-1] += " After a push to the default branch Wikiwarden does so by itself (`ground: auto`)."
+    return "\n".join(lines) + "\n"
+
+
+def check_output(
+    report: SweepReport,
+    config: RepoConfig,
+    *,
+    fork: bool = False,
+    pull_request: bool = False,
+    settled: Collection[str] = (),
+) -> CheckOutput:
+    """The check run for a sweep: claims this change made stale (or unresolved, or in error), and references to
+    code it removed or renamed, fail the run with the repository's chosen conclusion; moved and cosmetic
+    evidence is reported as re-anchored; pages without claims are listed, without failing it.
+
+    The Fix wiki button is offered when a claim can be fixed, the Ground wiki button when pages have no claims
+    (unless `ground` is off; `settled`: pages grounding already read as they are, which it does not ask about
+    again), neither to a fork's pull request (nobody can push to its branch: the summary says so instead); the
+    Fix wiki button not to pull requests when `fix_pull_requests` is off.
     """
+    unreadable = {page.page for page in report.pages if page.error}  # a person must mend its sidecar first
+    ungrounded = [page for page in report.ungrounded_pages if page not in settled and page not in unreadable]
     attention = [(p, c) for p, c in report.claims() if c.touched and c.verdict.needs_attention]
-    needs_attention = bool(attention) or report.summary["page_errors"] > 0
+    # references a change broke need attention; paths a full sweep finds missing were so before it
+    broken_references = list(report.broken_references) if report.base is not None else []
+    needs_attention = bool(attention) or report.summary["page_errors"] > 0 or bool(broken_references)
     annotations: list[dict[str, Any]] = []
     for page, claim in attention:
         for evidence in claim.evidence:
             if evidence.touched and (annotation := _annotation(page, claim, evidence)) is not None:
                 annotations.append(annotation)
+    annotations += [a for ref in broken_references if (a := _reference_annotation(ref)) is not None]
     limit = config.limits.max_annotations
-    notes = ""
+    notes = _ungrounded_note(ungrounded, len(set(settled) & set(report.ungrounded_pages)), config, fork)
     if len(annotations) > limit:
         left_out = plural(len(annotations) - limit, "more annotation was", "more annotations were")
         notes += f"\n\n_{left_out} left out (limit {limit})._\n"
@@ -129,12 +207,13 @@ def check_output(
     summary = render_markdown(report, limit=SUMMARY_LIMIT - len(notes)) + notes
     fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention)
     can_fix = not fork and (not pull_request or config.fix_pull_requests)
+    can_ground = not fork and config.ground != "off" and bool(ungrounded)
     return CheckOutput(
         conclusion=config.conclusion if needs_attention else "success",
-        title=_title(report, attention)[:_TITLE_LIMIT],
+        title=_title(report, attention, len(broken_references), len(ungrounded))[:_TITLE_LIMIT],
         summary=summary,
         annotations=annotations,
-        actions=[FIX_ACTION] if can_fix and fixable else [],
+        actions=[FIX_ACTION] * (can_fix and fixable) + [GROUND_ACTION] * can_ground,
     )
 
 
@@ -211,32 +290,33 @@ async def complete_check_run(gh: GitHubClient, repo: str, run_id: int, output: C
         )
 
 
-FIX_NOTE_START = "<!-- wikiwarden:fix-note -->"
-FIX_NOTE_END = "<!-- /wikiwarden:fix-note -->"
+def with_note(summary: str, text: str, url: str | None, name: str = "fix", label: str = "Fix") -> str:
+    """The summary with a proposal's note on top (`name`: `fix` or `ground`, each its own note), replacing an
+    earlier note of the same proposal (so re-runs do not pile up; a fix's note and a grounding's stand together).
 
-
-def with_fix_note(summary: str, text: str, url: str | None) -> str:
-    """The summary with the fix's note on top, replacing an earlier note (so re-runs do not pile up).
-
-    `text` is Markdown whose untrusted parts already went through `bot.claims.inert` (`FixStatus.text`)."""
-    if FIX_NOTE_START in summary and FIX_NOTE_END in summary:
-        before, rest = summary.split(FIX_NOTE_START, 1)
-        summary = before + rest.split(FIX_NOTE_END, 1)[1].lstrip("\n")
+    `text` is Markdown whose untrusted parts already went through `bot.claims.inert` (`ProposalStatus.text`)."""
+    start, end = f"<!-- wikiwarden:{name}-note -->", f"<!-- /wikiwarden:{name}-note -->"
+    if start in summary and end in summary:
+        before, rest = summary.split(start, 1)
+        summary = before + rest.split(end, 1)[1].lstrip("\n")
     link = f" [Open the pull request]({url})." if url else ""
-    note = f"{FIX_NOTE_START}\n> **Fix:** {text}{link}\n{FIX_NOTE_END}\n\n"
+    note = f"{start}\n> **{label}:** {text}{link}\n{end}\n\n"
     return (note + summary)[:SUMMARY_LIMIT]
 
 
-async def note_on_check_run(gh: GitHubClient, repo: str, run_id: int, text: str, url: str | None = None) -> None:
-    """Say on the check run what the fix did, and link the run to the pull request (its details link)."""
-    owner, name = repo.split("/", 1)
-    url_vars = {"owner": owner, "repo": name, "run_id": str(run_id)}
+async def note_on_check_run(
+    gh: GitHubClient, repo: str, run_id: int, text: str, url: str | None = None, name: str = "fix", label: str = "Fix"
+) -> None:
+    """Say on the check run what a fix (or grounding: `name`, `label`) did, and link the run to the pull request
+    (its details link)."""
+    owner, short = repo.split("/", 1)
+    url_vars = {"owner": owner, "repo": short, "run_id": str(run_id)}
     run = await gh.getitem("/repos/{owner}/{repo}/check-runs/{run_id}", url_vars=url_vars)
     output = run.get("output") or {}
     body: dict[str, Any] = {
         "output": {
             "title": output.get("title") or CHECK_NAME,
-            "summary": with_fix_note(output.get("summary") or "", text, url),
+            "summary": with_note(output.get("summary") or "", text, url, name, label),
         }
     }
     if url:

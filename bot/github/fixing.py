@@ -9,7 +9,6 @@ for "now"), so a second run over the same commit proposes exactly the same files
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from ..claims.inert import prose
@@ -19,20 +18,20 @@ from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import FixRequest
 from ..source.github import GitHubSnapshot, GitHubSource
 from ..usecases.fix import prepare_fix, run_fix
-from .checks import explain, find_check_run, note_on_check_run
 from .client import GitHubClient
-from .failures import permanent_text
-from .publish import BranchRace, inspect_branch, publish
+from .proposing import run_proposal
+from .publish import inspect_branch, propose
 from .pulls import (
+    FIX,
     FORK,
     BranchState,
     FixStatus,
+    ProposalStatus,
     counts,
     describe,
     evidence_links,
     fix_branch_for,
     flagged_reasons,
-    holds_fix,
     iso_time,
     plan_publication,
     proposal,
@@ -42,39 +41,15 @@ from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
 if TYPE_CHECKING:
     from .runtime import AppRuntime
 
-log = logging.getLogger(__name__)
-
 
 async def run_fix_job(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> None:
     request = job.request
     assert isinstance(request, FixRequest)
-    repo_name, head_sha = request.repo.full_name, request.head_sha
-    gh = await rt.client(request.repo.installation_id)  # an uninstalled App fails here for good: no run to tell
-    run_id = request.check_run_id
-    try:
-        if run_id is None:
-            run_id = await find_check_run(gh, repo_name, head_sha, rt.settings.app_id)
-        status = await _fix(rt, gh, request)
-    except Exception as exc:
-        permanent = await rt.permanent_failure(request.repo, exc)
-        if permanent is None and not attempt.final:
-            log.warning("fix failed, to be tried again: %s", type(exc).__name__, extra={"head": head_sha})
-            raise
-        if permanent is None:  # expected failures are logged once, in words, by the queue
-            log.exception("fix failed", extra={"repo": repo_name, "head": head_sha, "delivery": job.delivery})
-        if run_id is not None:  # the run can still be reached: say why on it
-            text = permanent_text(str(permanent)) if permanent is not None else explain(exc)
-            try:
-                note = f"Wikiwarden could not propose a fix: {prose(text)}"
-                await note_on_check_run(gh, repo_name, run_id, note)
-            except Exception:
-                if permanent is None:  # else it is the same refusal again: the queue's line says it
-                    log.exception("could not report the failed fix on the check run", extra={"repo": repo_name})
-        if permanent is not None:
-            raise permanent from exc
-        raise
-    if run_id is not None:
-        await note_on_check_run(gh, repo_name, run_id, status.text, status.url)
+
+    async def fix(gh: GitHubClient) -> ProposalStatus:
+        return await _fix(rt, gh, request)
+
+    await run_proposal(rt, job, attempt, FIX, fix)
 
 
 async def _fix(rt: AppRuntime, gh: GitHubClient, request: FixRequest) -> FixStatus:
@@ -135,19 +110,8 @@ async def _publish(
 ) -> FixStatus:
     fixed = head.commit
     key, title, body = proposal(result, target=target, fixed=fixed, since=since, links=links)
-    for attempt in range(2):
-        holds = False
-        if state.may_hold_fix and state.sha is not None:
-            holds = holds_fix(await source.tree(fixed), await source.tree(state.sha), result.files)
-        plan = plan_publication(state, key, holds=holds)
-        try:
-            done, pull = await publish(
-                gh, source, state, plan, target=target, fixed=fixed, fixed_tree=commit["tree"]["sha"],
-                files=result.files, title=title, body=body,
-            )  # fmt: skip
-            return describe(done, pull, state, result)
-        except BranchRace:
-            if attempt:
-                raise
-            state = await inspect_branch(gh, source.full_name, state.name, fixed, await rt.bot_login())
-    raise AssertionError("unreachable")
+    done, pull, state = await propose(
+        gh, source, state, key=key, files=result.files, title=title, body=body, target=target, fixed=fixed,
+        fixed_tree=commit["tree"]["sha"], bot_login=await rt.bot_login(),
+    )  # fmt: skip
+    return describe(done, pull, state, result)

@@ -1,5 +1,6 @@
-"""Carrying out a publication plan (`pulls.py` decides): read the fix branch's state, then write the one commit
-with the Git Data API, move the branch, and open or update the pull request."""
+"""Carrying out a publication plan (`pulls.py` decides): read a proposal's branch state, then write the one
+commit with the Git Data API, move the branch, and open or update the pull request. The fix and the grounding
+both publish through `propose`."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from typing import Any
 
 from gidgethub import BadRequest
 
-from ..source.github import GitHubSource
+from ..source.github import GitHubSource, tree_diff
 from .client import GitHubClient
-from .pulls import BranchState, PublicationPlan
+from .pulls import FIX, BranchState, ProposalKind, PublicationPlan, holds_fix, plan_publication
 
 
 class BranchRace(Exception):
-    """The fix branch appeared between looking and creating it (another job, or a person)."""
+    """The proposal's branch appeared between looking and creating it (another job, or a person)."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"the branch {name} was created by someone else meanwhile")
@@ -25,10 +26,12 @@ def _login(user: Any) -> str | None:
     return user.get("login") if isinstance(user, dict) else None
 
 
-async def inspect_branch(gh: GitHubClient, repo: str, name: str, fixed: str, bot_login: str) -> BranchState:
-    """Who owns the fix branch (commits it adds over `fixed` not made by the App), and its pull requests."""
+async def inspect_branch(
+    gh: GitHubClient, repo: str, name: str, fixed: str, bot_login: str, kind: ProposalKind = FIX
+) -> BranchState:
+    """Who owns the proposal's branch (commits it adds over `fixed` not made by the App), and its pull requests."""
     owner, short = repo.split("/", 1)
-    state = BranchState(name)
+    state = BranchState(name, kind=kind)
     try:
         ref = await gh.getitem(
             "/repos/{owner}/{repo}/git/ref/{ref}", url_vars={"owner": owner, "repo": short, "ref": f"heads/{name}"}
@@ -159,3 +162,54 @@ async def _edit(gh: GitHubClient, url_vars: dict[str, str], number: int, title: 
         data={"title": title, "body": body},
     )
     return edited
+
+
+async def propose(
+    gh: GitHubClient,
+    source: GitHubSource,
+    state: BranchState,
+    *,
+    key: str,
+    files: Mapping[str, bytes],
+    title: str,
+    body: str,
+    target: str,
+    fixed: str,
+    fixed_tree: str,
+    bot_login: str,
+) -> tuple[PublicationPlan, dict[str, Any] | None, BranchState]:
+    """Decide and carry out a proposal (`key`: what it proposes, for the no-reproposal rule): nothing when the
+    branch already holds exactly these files, else one commit and its pull request. A branch created meanwhile
+    is inspected again, once. Returns the plan carried out, the pull request and the branch's state."""
+    for attempt in range(2):
+        holds = False
+        if state.may_hold_fix and state.sha is not None:
+            holds = holds_fix(await source.tree(fixed), await source.tree(state.sha), files)
+        plan = plan_publication(state, key, holds=holds)
+        try:
+            done, pull = await publish(
+                gh, source, state, plan, target=target, fixed=fixed, fixed_tree=fixed_tree, files=files,
+                title=title, body=body,
+            )  # fmt: skip
+            return done, pull, state
+        except BranchRace:
+            if attempt:
+                raise
+            state = await inspect_branch(gh, source.full_name, state.name, fixed, bot_login, state.kind)
+    raise AssertionError("unreachable")
+
+
+async def proposed_paths(gh: GitHubClient, source: GitHubSource, state: BranchState) -> set[str]:
+    """The paths the open pull request's own commit changes (the bot's one commit over the commit it was made
+    on), so a later proposal can keep proposing them; nothing when the branch is not the bot's open one."""
+    if not state.may_hold_fix or state.sha is None:
+        return set()
+    commit = await gh.getitem(
+        "/repos/{owner}/{repo}/git/commits/{sha}",
+        url_vars={"owner": source.owner, "repo": source.name, "sha": state.sha},
+    )
+    parents = commit.get("parents") or []
+    if len(parents) != 1:
+        return set()
+    before, after = await source.tree(parents[0]["sha"]), await source.tree(state.sha)
+    return {path for change in tree_diff(before, after) for path in (change.old_path, change.new_path) if path}

@@ -1,9 +1,13 @@
-"""The follow-up pull request, decided without I/O: its branch, its marker, who owns the branch, what to do
-with it (open, update in place, leave unchanged, hand over, respect a decline), its title and body, and what
-the check run says about it. `publish.py` carries the decision out.
+"""The follow-up pull requests, decided without I/O: their branch, their marker, who owns the branch, what to
+do with it (open, update in place, leave unchanged, hand over, respect a decline), the fix's title and body,
+and what the check run says about it. `publish.py` carries the decision out.
 
-- The branch is `wikiwarden/fix/<target>`; the commit is one commit over the fixed commit, and the branch is
-  the bot's only while every commit it adds is the App's own. Once a person commits there, it is theirs.
+A fix and a grounding are two kinds of proposal (`ProposalKind`) with one set of rules; only their branch
+folder, their marker and their words differ (the grounding's title and body are in `ground_proposal.py`).
+
+- The branch is `wikiwarden/fix/<target>` (`wikiwarden/ground/<target>`); the commit is one commit over the
+  checked commit, and the branch is the bot's only while every commit it adds is the App's own. Once a person
+  commits there, it is theirs.
 - A fix whose files are already on the branch changes nothing (no commit, no ref move, no edit).
 - One open pull request per branch, updated in place; a pull request closed without merging is never
   reopened, and a fix identical to one closed that way is not proposed again. After a merge, the next fix
@@ -33,29 +37,71 @@ from ..fix.engine import Action, FixResult
 from ..fix.summary import Link, pull_request_body
 from ..source.github import TreeEntry, git_blob_id
 
-FIX_PREFIX = "wikiwarden/fix/"
-_MARKER = re.compile(r"<!-- wikiwarden:fix since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->")
-FORK = (
-    "This pull request comes from a fork: Wikiwarden cannot push to a fork's branch, so it proposes no fix "
-    "here. Once the pull request is merged, the default branch's check offers the fix."
+
+@dataclass(frozen=True)
+class ProposalKind:
+    """A kind of follow-up pull request: its branch folder and marker (`name`), and how the check run names it."""
+
+    name: str  # `fix`: `wikiwarden/fix/<target>`, `<!-- wikiwarden:fix ... -->`
+    noun: str  # "fix", "grounding"
+    plural: str
+    by_hand: str  # what a person can do instead, once a proposal was declined
+
+    @property
+    def prefix(self) -> str:
+        return f"wikiwarden/{self.name}/"
+
+    def branch_for(self, target: str) -> str:
+        return self.prefix + target
+
+    def marker(self, since: str | None, change: str) -> str:
+        return f"<!-- wikiwarden:{self.name} since={since or 'none'} change={change} -->"
+
+    def read_marker(self, body: str | None) -> tuple[str | None, str] | None:
+        """(since, change) of a body Wikiwarden wrote for this kind of proposal, or None."""
+        found = _MARKER.search(body or "")
+        if found is None or found["kind"] != self.name:
+            return None
+        since = found["since"]
+        return (None if since == "none" else since), found["change"]
+
+    @property
+    def fork(self) -> str:
+        """Why a fork's pull request gets no proposal."""
+        return (
+            f"This pull request comes from a fork: Wikiwarden cannot push to a fork's branch, so it proposes no "
+            f"{self.noun} here. Once the pull request is merged, the default branch's check offers the {self.noun}."
+        )
+
+
+_MARKER = re.compile(
+    r"<!-- wikiwarden:(?P<kind>[a-z]+) since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->"
 )
+FIX = ProposalKind(
+    "fix", "fix", "fixes", "Correct the claims by hand (`wikiwarden claim confirm` / `retract`) or reopen it."
+)
+GROUND = ProposalKind(
+    "ground",
+    "grounding",
+    "groundings",
+    "Ground the pages by hand (`wikiwarden ground --dry-run` lists the evidence for `wikiwarden claim add`) or "
+    "reopen it.",
+)
+FIX_PREFIX = FIX.prefix
+FORK = FIX.fork
 
 
 def fix_branch_for(target: str) -> str:
-    return FIX_PREFIX + target
+    return FIX.branch_for(target)
 
 
 def marker(since: str | None, change: str) -> str:
-    return f"<!-- wikiwarden:fix since={since or 'none'} change={change} -->"
+    return FIX.marker(since, change)
 
 
 def read_marker(body: str | None) -> tuple[str | None, str] | None:
-    """(since, change) of a body Wikiwarden wrote, or None."""
-    found = _MARKER.search(body or "")
-    if found is None:
-        return None
-    since = found["since"]
-    return (None if since == "none" else since), found["change"]
+    """(since, change) of a fix's body Wikiwarden wrote, or None."""
+    return FIX.read_marker(body)
 
 
 def change_key(result: FixResult) -> str:
@@ -68,18 +114,19 @@ def change_key(result: FixResult) -> str:
 
 @dataclass
 class BranchState:
-    """The fix branch and its pull requests as they stand."""
+    """A proposal's branch and its pull requests as they stand."""
 
     name: str
     sha: str | None = None
     person: str | None = None  # someone other than the App committed to the branch: it is theirs now
     open_pull: dict[str, Any] | None = None
     closed_pulls: list[dict[str, Any]] = field(default_factory=list)
+    kind: ProposalKind = FIX
 
     @property
     def since(self) -> str | None:
         """Where the open pull request's change started (the next fix covers it too)."""
-        found = read_marker((self.open_pull or {}).get("body"))
+        found = self.kind.read_marker((self.open_pull or {}).get("body"))
         return found[0] if found else None
 
     @property
@@ -91,7 +138,7 @@ class BranchState:
     def declined(self, change: str) -> dict[str, Any] | None:
         """A pull request of this very change that was closed without merging."""
         for pull in self.closed_pulls:
-            found = read_marker(pull.get("body"))
+            found = self.kind.read_marker(pull.get("body"))
             if found and found[1] == change and not pull.get("merged_at"):
                 return pull
         return None
@@ -142,11 +189,14 @@ def plan_publication(state: BranchState, change: str, *, holds: bool = False) ->
 
 
 @dataclass(frozen=True)
-class FixStatus:
-    """What the check run says about the fix (inert Markdown), and where the pull request is."""
+class ProposalStatus:
+    """What the check run says about a fix or a grounding (inert Markdown), and where the pull request is."""
 
     text: str
     url: str | None = None
+
+
+FixStatus = ProposalStatus
 
 
 def iso_time(date: str) -> str:
@@ -197,24 +247,33 @@ def proposal(
 
 
 def describe(plan: PublicationPlan, pull: Mapping[str, Any] | None, state: BranchState, result: FixResult) -> FixStatus:
-    """What the check run says once the plan is carried out (`pull`: the pull request it ended with)."""
+    """What the check run says once the fix's plan is carried out (`pull`: the pull request it ended with)."""
+    flagged = len(result.flagged)
+    tail = " " + plural(flagged, "claim still needs a person.", "claims still need a person.") if flagged else ""
+    return announce(plan, pull, state, counts(result), tail)
+
+
+def announce(
+    plan: PublicationPlan, pull: Mapping[str, Any] | None, state: BranchState, done: str, tail: str = ""
+) -> ProposalStatus:
+    """What the check run says once a plan is carried out, for either kind of proposal: `done` counts what the
+    proposal does and `tail` says what is left (both inert Markdown already)."""
+    kind = state.kind
     pull = pull or {}
     number, url = pull.get("number"), pull.get("html_url")
     if plan.outcome == "handed-off":
-        return FixStatus(
+        return ProposalStatus(
             f"The branch {code(state.name)} has commits by {prose(state.person or 'someone')}, so Wikiwarden no "
             "longer updates it"
             + (f" (#{number})" if number else "")
-            + ". Merge or close that work, or delete the branch, and Wikiwarden will propose fixes again.",
+            + f". Merge or close that work, or delete the branch, and Wikiwarden will propose {kind.plural} again.",
             url,
         )
     if plan.outcome == "declined":
-        return FixStatus(
-            f"This very fix was proposed in #{number} and closed without merging; Wikiwarden does not propose it "
-            "again. Correct the claims by hand (`wikiwarden claim confirm` / `retract`) or reopen it.",
+        return ProposalStatus(
+            f"This very {kind.noun} was proposed in #{number} and closed without merging; Wikiwarden does not "
+            f"propose it again. {kind.by_hand}",
             url,
         )
-    verb = {"opened": "opened:", "updated": "updated:", "unchanged": "already holds this fix:"}[plan.outcome]
-    flagged = len(result.flagged)
-    tail = " " + plural(flagged, "claim still needs a person.", "claims still need a person.") if flagged else ""
-    return FixStatus(f"Fix pull request #{number} {verb} {counts(result)}.{tail}", url)
+    verb = {"opened": "opened:", "updated": "updated:", "unchanged": f"already holds this {kind.noun}:"}[plan.outcome]
+    return ProposalStatus(f"{kind.noun.capitalize()} pull request #{number} {verb} {done}.{tail}", url)

@@ -17,7 +17,7 @@ from gidgethub import apps
 from ..agent.factory import AgentFactory
 from ..claims.inert import prose
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
-from ..jobs.requests import FixRequest, RepoRef
+from ..jobs.requests import FixRequest, GroundRequest, RepoRef
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
@@ -26,6 +26,7 @@ from .auth import InstallationTokens
 from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
+from .pulls import FIX, GROUND
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class AppRuntime:
         self._bot_login: str | None = f"{settings.app_slug}[bot]" if settings.app_slug else None
         self._bot_login_lock = asyncio.Lock()
         self.gates: LRUCache[int, MutationGate] = LRUCache(maxsize=10_000)  # per installation
+        self._note_locks: LRUCache[int, asyncio.Lock] = LRUCache(maxsize=4096)  # per check run
         # The agent for every fix; its daily ledger and paid answers are this process's own until
         # `share_through` puts them in Redis for every worker.
         self.agents = AgentFactory(settings)
@@ -73,6 +75,14 @@ class AppRuntime:
         if gate is None:
             gate = self.gates[installation_id] = MutationGate(self.settings.mutation_spacing_seconds)
         return self._client(oauth_token=await self.tokens.token(installation_id), gate=gate)
+
+    def note_lock(self, run_id: int) -> asyncio.Lock:
+        """One note at a time on a check run: a note reads the summary and writes it back whole, so a fix's and a
+        grounding's notes written at once would lose one of them."""
+        lock = self._note_locks.get(run_id)
+        if lock is None:
+            lock = self._note_locks[run_id] = asyncio.Lock()
+        return lock
 
     def source(self, gh: GitHubClient, full_name: str) -> GitHubSource:
         """The repository as the use cases read it, through this installation's client and the shared cache."""
@@ -135,13 +145,15 @@ class AppRuntime:
         request = job.request
         gh = await self.client(request.repo.installation_id)
         repo, head = request.repo.full_name, request.head_sha
-        run_id = request.check_run_id if isinstance(request, FixRequest) else None
+        run_id = request.check_run_id if isinstance(request, FixRequest | GroundRequest) else None
         run_id = run_id or await find_check_run(gh, repo, head, self.settings.app_id)
         text = f"Wikiwarden gave up: {exc}. Re-run the check to try again."
         if job.kind == "check" and run_id is not None:
             await complete_check_run(gh, repo, run_id, failure_output("Wikiwarden could not check this commit", text))
         elif run_id is not None:
-            await note_on_check_run(gh, repo, run_id, prose(text))
+            kind = GROUND if isinstance(request, GroundRequest) else FIX
+            async with self.note_lock(run_id):
+                await note_on_check_run(gh, repo, run_id, prose(text), None, kind.name, kind.noun.capitalize())
 
     async def run(self, job: Job, attempt: Attempt = ONLY_TRY) -> None:
         """Run one try of a job, timed and counted, its log lines carrying the delivery and repository."""

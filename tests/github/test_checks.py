@@ -1,5 +1,6 @@
 """The check run's content, decided without I/O (`bot.github.checks.check_output`, `failure_output`, `explain`):
-title, summary, annotations, the Fix wiki button and the conclusion, for every kind of outcome."""
+title, summary, annotations, the Fix wiki and Ground wiki buttons and the conclusion, for every kind of outcome:
+stale claims, pages without claims, references to code that is gone."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from gidgethub import BadRequest, GitHubBroken, RateLimitExceeded
 from gidgethub.sansio import RateLimit
 from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
-from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 from bot.github.checks import (
     FIX_ACTION,
     FORK_NOTE,
+    GROUND_ACTION,
     SUMMARY_LIMIT,
     check_output,
     explain,
@@ -202,3 +204,157 @@ def test_a_failure_carrying_untrusted_words_is_inert() -> None:
     assert_inert_plain(output.title)
     reading = assert_inert_markdown(output.summary)
     assert visible("".join(reading.texts)) == " ".join(explanation.split())
+
+
+# -- pages without claims, and references to code that is gone --------------------------------------------------
+
+UNGROUNDED = tuple(f"openwiki/page{n:02}.md" for n in range(25))
+
+
+def ungrounded(*pages: str, base: str | None = "v1 (abc)") -> SweepReport:
+    return SweepReport(head="main (def)", base=base, wiki_dir="openwiki", pages=(), ungrounded_pages=pages)
+
+
+def test_pages_without_claims_are_listed_and_get_the_ground_wiki_button() -> None:
+    output = check_output(ungrounded(*UNGROUNDED[:2]), RepoConfig())
+    assert output.actions == [GROUND_ACTION]
+    assert output.conclusion == "success"  # a page without claims is not wrong, only unchecked
+    assert output.title == "No wiki claim cites what this change touched · 2 pages without claims"
+    assert "### Pages without claims (2)\n\n- `openwiki/page00.md`\n- `openwiki/page01.md`\n" in output.summary
+    assert "**Ground wiki** opens a pull request proposing their claims, 20 pages a run." in output.summary
+
+
+def test_the_list_of_pages_without_claims_is_capped_and_says_how_many_more() -> None:
+    output = check_output(ungrounded(*UNGROUNDED), RepoConfig(limits=Limits(max_pages_per_ground=5)))
+    listed = [line for line in output.summary.splitlines() if line.startswith("- `openwiki/page")]
+    assert listed == [f"- `{page}`" for page in UNGROUNDED[:20]]
+    assert "- …and 5 more\n" in output.summary
+    assert "its claims, 5 pages a run." not in output.summary and "5 pages a run." in output.summary
+    one = check_output(ungrounded(UNGROUNDED[0]), RepoConfig(limits=Limits(max_pages_per_ground=1)))
+    assert "### Pages without claims (1)" in one.summary and "1 page a run." in one.summary
+    assert one.title.endswith(" · 1 page without claims")
+
+
+def test_the_ground_wiki_button_follows_the_repositorys_choice_and_never_reaches_a_fork() -> None:
+    pages = ungrounded(*UNGROUNDED[:3])
+    assert check_output(pages, RepoConfig(ground="auto")).actions == [GROUND_ACTION]
+    assert check_output(pages, RepoConfig(ground="button"), pull_request=True).actions == [GROUND_ACTION]
+    off = check_output(pages, RepoConfig(ground="off"))
+    assert off.actions == [] and "`ground: off`" in off.summary and "### Pages without claims (3)" in off.summary
+    fork = check_output(pages, RepoConfig(), fork=True, pull_request=True)
+    assert fork.actions == [] and "comes from a fork" in fork.summary
+    assert check_output(ungrounded(), RepoConfig()).actions == []  # every page has claims: nothing to ground
+
+
+def test_both_buttons_when_claims_are_stale_and_pages_have_none() -> None:
+    sweep = SweepReport(
+        "main (def)", "v1 (abc)", "openwiki", (PageResult(PAGE, SIDECAR, None, (claim(1, STALE),)),),
+        ungrounded_pages=UNGROUNDED[:1],
+    )  # fmt: skip
+    output = check_output(sweep, RepoConfig())
+    assert output.actions == [FIX_ACTION, GROUND_ACTION]
+    assert output.title == "1 stale · this change made claims stale · 1 page without claims"
+
+
+def test_the_buttons_fit_githubs_limits() -> None:
+    for action in (FIX_ACTION, GROUND_ACTION):
+        assert len(action["label"]) <= 20 and len(action["description"]) <= 40 and len(action["identifier"]) <= 20
+    assert FIX_ACTION["identifier"] != GROUND_ACTION["identifier"]
+
+
+REMOVED = BrokenReference(
+    "openwiki/queue.md", 9, "drain()", "TaskQueue.drain", "src/q.py", "removed", at=("src/q.py", 17)
+)
+RENAMED = BrokenReference(
+    "openwiki/queue.md", 12, "TaskQueue.drain", "TaskQueue.drain", "src/q.py", "renamed", "TaskQueue.flush",
+    ("src/q.py", 20),
+)  # fmt: skip
+DELETED = BrokenReference("openwiki/setup.md", 3, "src/old.py", "src/old.py", "src/old.py", "removed")
+
+
+def broken_refs(*refs: BrokenReference, base: str | None = "v1 (abc)") -> SweepReport:
+    return SweepReport("main (def)", base, "openwiki", (), broken_references=refs)
+
+
+def test_references_the_change_broke_need_attention_and_are_annotated_where_the_code_was() -> None:
+    output = check_output(broken_refs(REMOVED, RENAMED, DELETED), RepoConfig())
+    assert output.conclusion == "neutral" and output.title == "3 broken references"
+    assert output.actions == []  # nothing a fix or a grounding can do: a person rewords the page
+    removed, renamed = output.annotations  # the deleted file has no line to annotate
+    assert removed == {
+        "path": "src/q.py", "start_line": 17, "end_line": 17, "annotation_level": "warning",
+        "title": "Wiki reference broken: openwiki/queue.md",
+        "message": "`openwiki/queue.md` mentions `drain()`, removed here (line 9 of the page).",
+    }  # fmt: skip
+    assert (renamed["path"], renamed["start_line"]) == ("src/q.py", 20)
+    assert renamed["message"] == (
+        "`openwiki/queue.md` mentions `TaskQueue.drain`, renamed to `TaskQueue.flush` here (line 12 of the page)."
+    )
+    for text in ("drain()", "TaskQueue.drain", "src/old.py", "openwiki/queue.md", "openwiki/setup.md"):
+        assert f"`{text}`" in output.summary  # each one listed in the summary (the sweep report's section)
+    assert "TaskQueue.flush" in output.summary
+
+
+def test_broken_references_count_within_the_annotation_limit() -> None:
+    output = check_output(
+        SweepReport(
+            "main (def)", "v1 (abc)", "openwiki", (PageResult(PAGE, SIDECAR, None, (claim(1, STALE), claim(2, STALE))),),
+            broken_references=(REMOVED, RENAMED),
+        ),
+        RepoConfig(limits=Limits(max_annotations=3)),
+    )  # fmt: skip
+    assert [a["title"].split(":")[0] for a in output.annotations] == [
+        "Wiki claim stale", "Wiki claim stale", "Wiki reference broken",
+    ]  # fmt: skip
+    assert "_1 more annotation was left out (limit 3)._" in output.summary
+
+
+def test_paths_missing_in_a_full_sweep_are_listed_without_failing_the_run() -> None:
+    missing = BrokenReference("openwiki/setup.md", 3, "src/old.py", "src/old.py", "src/old.py", "missing")
+    output = check_output(broken_refs(missing, base=None), RepoConfig())
+    assert output.conclusion == "success" and output.annotations == []
+    assert "`src/old.py`" in output.summary
+
+
+HOSTILE_REF = BrokenReference(
+    HOSTILE_PAGE, 4, "@octocat`closes #9`", "x", "src/q.py", "renamed", "fixes #10 <b>", ("src/q.py", 3)
+)
+
+
+def test_hostile_pages_and_references_are_inert_in_the_summary_and_annotations() -> None:
+    output = check_output(
+        SweepReport(
+            "main (def)", "v1 (abc)", "openwiki", (), ungrounded_pages=(HOSTILE_PAGE, "openwiki/#11 @acme.md"),
+            broken_references=(HOSTILE_REF,),
+        ),
+        RepoConfig(),
+    )  # fmt: skip
+    assert_inert_plain(output.title)
+    summary = assert_inert_markdown(output.summary)
+    assert {HOSTILE_PAGE, "openwiki/#11 @acme.md", "@octocat`closes #9`"} <= {visible(c) for c in summary.codes}
+    [note] = output.annotations
+    assert_inert_plain(note["title"]) and assert_inert_plain(note["message"])
+    assert visible(note["message"]) == (
+        f"`{HOSTILE_PAGE}` mentions `@octocat`closes #9``, renamed to `fixes #10 <b>` here (line 4 of the page)."
+    )
+
+
+def test_pages_grounding_already_read_are_counted_not_offered_again() -> None:
+    pages = ungrounded(*UNGROUNDED[:3])
+    output = check_output(pages, RepoConfig(), settled=UNGROUNDED[1:3])
+    assert output.actions == [GROUND_ACTION] and output.title.endswith(" · 1 page without claims")
+    assert "### Pages without claims (1)\n\n- `openwiki/page00.md`\n" in output.summary
+    assert "2 more pages without claims state nothing the code shows" in output.summary
+    done = check_output(pages, RepoConfig(), settled=UNGROUNDED[:3])
+    assert done.actions == [] and done.title == "No wiki claim cites what this change touched"
+    assert "Pages without claims" not in done.summary
+
+
+def test_a_page_whose_sidecar_cannot_be_read_is_an_error_not_a_page_to_ground() -> None:
+    sweep = SweepReport(
+        "main (def)", "v1 (abc)", "openwiki", (PageResult("openwiki/broken.md", "openwiki/.claims/broken.json", "not JSON"),),
+        ungrounded_pages=("openwiki/broken.md",),
+    )  # fmt: skip
+    output = check_output(sweep, RepoConfig())
+    assert output.actions == [] and "Pages without claims" not in output.summary
+    assert output.title == "1 unreadable sidecar"
