@@ -40,7 +40,7 @@ ALLOWED: dict[str, set[str]] = {
     "jobs": INFRASTRUCTURE,
     "github": CORE | {"source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
 }
-USE_CASE_CALLERS = {"bot.cli", "bot.demo", "bot.github.checking", "bot.github.fixing"}
+USE_CASE_CALLERS = {"bot.cli", "bot.demo", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"}
 
 
 def module_name(path: Path) -> str:

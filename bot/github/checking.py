@@ -1,5 +1,6 @@
 """The check job: read the change on GitHub, check the wiki through it (the shared use case), and publish the
-check run."""
+check run; after a push to the default branch, start the fix (`auto_fix`) or the grounding (`ground: auto`) the
+repository asked for."""
 
 from __future__ import annotations
 
@@ -8,9 +9,19 @@ from typing import TYPE_CHECKING
 
 from ..claims.sweep import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
-from ..jobs.requests import CheckRequest, FixRequest
+from ..jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ..usecases.check import check
-from .checks import check_output, complete_check_run, explain, failure_output, find_check_run, start_check_run
+from ..usecases.ground import settled_pages
+from .checks import (
+    FIX_ACTION,
+    GROUND_ACTION,
+    check_output,
+    complete_check_run,
+    explain,
+    failure_output,
+    find_check_run,
+    start_check_run,
+)
 from .client import GitHubClient
 from .failures import permanent_text
 from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
@@ -83,10 +94,18 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, request: CheckReque
     change = await source.change(base, head, merge_base=merge_base, label=request.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
     report = await check(source, head, change, options)
-    output = check_output(report, config, fork=request.fork, pull_request=request.pr_number is not None)
+    settled: list[str] = []
+    if report.ungrounded_pages and config.ground != "off":  # pages grounding read already get no button
+        settled = await settled_pages(source, head, report.ungrounded_pages, config.wiki_dir)
+    output = check_output(
+        report, config, fork=request.fork, pull_request=request.pr_number is not None, settled=settled
+    )
     await complete_check_run(gh, repo_name, run_id, output)
-    if config.auto_fix and request.default_branch and output.actions and rt.submit is not None:
-        await rt.submit(auto_fix_job(job, run_id, base, merge_base))
+    if request.default_branch and rt.submit is not None:
+        if config.auto_fix and FIX_ACTION in output.actions:
+            await rt.submit(auto_fix_job(job, run_id, base, merge_base))
+        if config.ground == "auto" and GROUND_ACTION in output.actions:
+            await rt.submit(auto_ground_job(job, run_id))
 
 
 def auto_fix_job(check_job: Job, run_id: int, base: str | None, merge_base: bool) -> Job:
@@ -104,3 +123,14 @@ def auto_fix_job(check_job: Job, run_id: int, base: str | None, merge_base: bool
         trigger="auto_fix",
     )
     return Job(f"{request.repo.id}:fix:{request.branch}", check_job.delivery, fix)
+
+
+def auto_ground_job(check_job: Job, run_id: int) -> Job:
+    """The grounding that follows a push to the default branch leaving pages without claims, when the repository
+    chose `ground: auto`."""
+    request = check_job.request
+    assert isinstance(request, CheckRequest) and request.branch is not None
+    ground = GroundRequest(
+        repo=request.repo, head_sha=request.head_sha, check_run_id=run_id, target=request.branch, trigger="auto"
+    )
+    return Job(f"{request.repo.id}:ground:{request.branch}", check_job.delivery, ground)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from .checking import run_check
 from .fixing import run_fix_job
+from .grounding import run_ground_job
 from .runtime import Runner
 
-RUNNERS: Mapping[str, Runner] = {"check": run_check, "fix": run_fix_job}
+RUNNERS: Mapping[str, Runner] = {"check": run_check, "fix": run_fix_job, "ground": run_ground_job}

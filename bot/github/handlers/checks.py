@@ -1,5 +1,5 @@
 """`check_suite` / `check_run` re-requested (a person asked for the check again) and `requested_action`
-(the Fix wiki button)."""
+(the Fix wiki and Ground wiki buttons)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...jobs import Job
-from ...jobs.requests import CheckRequest, FixRequest
-from ..checks import CHECK_NAME, FIX_ACTION
+from ...jobs.requests import CheckRequest, FixRequest, GroundRequest
+from ..checks import CHECK_NAME, FIX_ACTION, GROUND_ACTION
 from .fields import repo_ref
 from .payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
 from .routing import Routes
@@ -78,11 +78,24 @@ async def on_run_rerequested(event: CheckRunEvent, ctx: WebhookContext) -> None:
 @routes.register("check_run", "requested_action", model=RequestedActionEvent)
 async def on_requested_action(event: RequestedActionEvent, ctx: WebhookContext) -> None:
     run = event.check_run
-    if event.requested_action.identifier != FIX_ACTION["identifier"]:
+    identifier = event.requested_action.identifier
+    if identifier not in (FIX_ACTION["identifier"], GROUND_ACTION["identifier"]):
         return
     # The button's run lists the pull requests itself; its suite's list may be older.
     suite = run.check_suite.model_copy(update={"pull_requests": run.pull_requests})
     change = _change(event.repository.id, suite)
+    requested_by = event.sender.login if event.sender is not None else None
+    if identifier == GROUND_ACTION["identifier"]:
+        ground = GroundRequest(
+            repo=repo_ref(event),
+            head_sha=run.head_sha,
+            check_run_id=run.id,
+            target=change.target,
+            pr_number=change.pr_number,
+            requested_by=requested_by,
+        )
+        await ctx.enqueue(Job(f"{event.repository.id}:ground:{change.target or run.head_sha}", ctx.delivery, ground))
+        return
     request = FixRequest(
         repo=repo_ref(event),
         head_sha=run.head_sha,
@@ -92,7 +105,7 @@ async def on_requested_action(event: RequestedActionEvent, ctx: WebhookContext) 
         base_label=change.base_label,
         merge_base=True,
         pr_number=change.pr_number,
-        requested_by=event.sender.login if event.sender is not None else None,
+        requested_by=requested_by,
     )
     key = f"{event.repository.id}:fix:{change.target or run.head_sha}"
     await ctx.enqueue(Job(key, ctx.delivery, request))
