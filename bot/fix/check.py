@@ -122,9 +122,7 @@ def _vouched(quoted: str, texts: list[str]) -> bool:
     if any(quoted in text for text in texts):
         return True
     call = _CALL.fullmatch(quoted)
-    if call is None:
-        return False
-    return all(any(part in text for text in texts) for part in _PARTS.split(call.group(1)))
+    return call is not None and all(any(part in text for text in texts) for part in _PARTS.split(call.group(1)))
 
 
 @dataclass
@@ -191,7 +189,7 @@ async def check_answer(answer: PageAnswer, work: PageWork, view: CodeView, wiki_
     edited = apply_edits(answer.edits, work.page, work.text, wiki_dir)
     checked.other_problems.extend(edited.problems)
     checked.trespass.extend(edited.trespass)
-    if edited.text is not None and not any(p.startswith("edit refused") for p in checked.other_problems):
+    if edited.text is not None:  # None: an edit was refused, and none is applied
         checked.text = edited.text
     return checked
 
