@@ -28,6 +28,11 @@ from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
 if TYPE_CHECKING:
     from .runtime import AppRuntime
 
+NO_MODEL = (
+    "No grounding: the App has no model configured (`WIKIWARDEN_MODEL`). `wikiwarden ground --dry-run` lists each "
+    "page's candidate evidence, to ground it by hand with `wikiwarden claim add`."
+)
+
 
 async def run_ground_job(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> None:
     request = job.request
@@ -51,6 +56,11 @@ async def _ground(rt: AppRuntime, gh: GitHubClient, request: GroundRequest) -> P
         return ProposalStatus(f"No grounding: {CONFIG_PATH} is not valid. {prose(str(exc))}")
     if config.ground == "off":
         return ProposalStatus(f"No grounding: `ground` is off in {CONFIG_PATH}.")
+    agent = rt.agents.agent(
+        repo_name, config.model, per_run=config.limits.tokens_per_run, per_day=config.limits.tokens_per_day
+    )
+    if agent is None:  # nothing can be grounded: read nothing, build no index
+        return ProposalStatus(NO_MODEL)
 
     state = await inspect_branch(gh, repo_name, GROUND.branch_for(target), head_sha, await rt.bot_login(), GROUND)
     if state.person:  # a person's branch now: read nothing more, spend nothing
@@ -66,9 +76,6 @@ async def _ground(rt: AppRuntime, gh: GitHubClient, request: GroundRequest) -> P
     commit = await gh.getitem(
         "/repos/{owner}/{repo}/git/commits/{sha}",
         url_vars={"owner": source.owner, "repo": source.name, "sha": head_sha},
-    )
-    agent = rt.agents.agent(
-        repo_name, config.model, per_run=config.limits.tokens_per_run, per_day=config.limits.tokens_per_day
     )
     result = await run_ground(inputs, agent, wiki_dir=config.wiki_dir, at=iso_time(commit["committer"]["date"]))
     if not result.files:

@@ -424,10 +424,12 @@ async def test_without_a_model_nothing_is_proposed_and_the_check_run_says_why(
 ) -> None:
     app = await start(aiohttp_client, fake, None)
     await push(app, fake, repo, repo.base, repo.head)
+    reads = len([r for r in fake.requests if r.path.endswith("/graphql") or "/git/blobs/" in r.path])
     run = await press(app, fake, repo, repo.head)
     assert ground_pulls(repo) == [] and not [r for r in repo.refs if r.startswith("refs/heads/wikiwarden/")]
-    assert "No file to change: 2 pages, 0 claims added, 2 pages not grounded." in run["output"]["summary"]
-    assert "`openwiki/queue.md`: no model is configured." in run["output"]["summary"]
+    assert "No grounding: the App has no model configured (`WIKIWARDEN_MODEL`)." in run["output"]["summary"]
+    # no file read: no symbol index is built for nothing
+    assert len([r for r in fake.requests if r.path.endswith("/graphql") or "/git/blobs/" in r.path]) == reads
 
 
 # -- the fix's rules: ownership, declines, forks, pull requests -------------------------------------------------
