@@ -587,3 +587,34 @@ async def test_auto_fix_and_auto_ground_after_one_push_both_say_so_on_the_check_
     summary = run["output"]["summary"]
     assert f"> **Fix:** Fix pull request #{fixing['number']} opened" in summary
     assert f"> **Grounding:** Grounding pull request #{grounding['number']} opened" in summary
+
+
+# -- the check run: references to code that is gone -------------------------------------------------------------
+
+
+async def test_a_push_removing_or_renaming_what_a_page_names_is_annotated_on_the_check_run(
+    aiohttp_client, fake: FakeGitHub, repo
+) -> None:
+    app = await start(aiohttp_client, fake, None)
+    await push(app, fake, repo, repo.base, repo.head)
+    renamed = repo.commit({"src/taskq/queue.py": QUEUE_PY.replace("def drain(self)", "def flush(self)")}, message="r")
+    await push(app, fake, repo, repo.head, renamed)
+
+    [run] = runs_of(repo, renamed)
+    assert run["conclusion"] == "neutral"
+    assert run["output"]["title"] == "1 broken reference · 2 pages without claims"
+    [note] = run["annotations"]
+    assert (note["path"], note["start_line"], note["title"]) == (
+        "src/taskq/queue.py", 17, "Wiki reference broken: openwiki/queue.md"
+    )  # fmt: skip
+    assert note["message"] == (
+        "`openwiki/queue.md` mentions `drain()`, renamed to `TaskQueue.flush` here (line 10 of the page)."
+    )
+    assert "`drain()`" in run["output"]["summary"] and "`openwiki/queue.md`" in run["output"]["summary"]
+
+    removed = repo.commit({"src/taskq/queue.py": QUEUE_PY.split("    def drain")[0]}, message="no drain")
+    await push(app, fake, repo, repo.head, removed)
+    [run] = runs_of(repo, removed)
+    [note] = run["annotations"]
+    assert note["path"] == "src/taskq/queue.py" and note["message"].endswith(", removed here (line 10 of the page).")
+    assert note["start_line"] <= QUEUE_PY.split("    def drain")[0].count("\n")  # within what is left of the file
