@@ -37,6 +37,10 @@ from ..fix.engine import Action, FixResult
 from ..fix.summary import Link, pull_request_body
 from ..source.github import TreeEntry, git_blob_id
 
+_MARKER = re.compile(
+    r"<!-- wikiwarden:(?P<kind>[a-z]+) since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->"
+)
+
 
 @dataclass(frozen=True)
 class ProposalKind:
@@ -59,11 +63,11 @@ class ProposalKind:
 
     def read_marker(self, body: str | None) -> tuple[str | None, str] | None:
         """(since, change) of a body Wikiwarden wrote for this kind of proposal, or None."""
-        found = _MARKER.search(body or "")
-        if found is None or found["kind"] != self.name:
-            return None
-        since = found["since"]
-        return (None if since == "none" else since), found["change"]
+        for found in _MARKER.finditer(body or ""):
+            if found["kind"] == self.name:
+                since = found["since"]
+                return (None if since == "none" else since), found["change"]
+        return None
 
     @property
     def fork(self) -> str:
@@ -74,9 +78,6 @@ class ProposalKind:
         )
 
 
-_MARKER = re.compile(
-    r"<!-- wikiwarden:(?P<kind>[a-z]+) since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->"
-)
 FIX = ProposalKind(
     "fix", "fix", "fixes", "Correct the claims by hand (`wikiwarden claim confirm` / `retract`) or reopen it."
 )

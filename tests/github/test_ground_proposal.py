@@ -186,6 +186,8 @@ def test_a_declined_grounding_is_not_proposed_again_and_a_fix_marker_is_no_groun
     as_fix = BranchState(branch, sha="b" * 40, closed_pulls=[pull(5, FIX.marker(None, KEY))], kind=GROUND)
     assert plan_publication(as_fix, KEY).outcome == "opened"  # a fix's marker never declines a grounding
     assert FIX.read_marker(GROUND.marker(None, KEY)) is None and GROUND.read_marker(FIX.marker(None, KEY)) is None
+    both = FIX.marker(None, KEY) + "\n" + GROUND.marker("a" * 40, "e" * 32)  # each kind finds its own
+    assert (FIX.read_marker(both), GROUND.read_marker(both)) == ((None, KEY), ("a" * 40, "e" * 32))
 
 
 def test_what_the_check_run_says_about_a_grounding() -> None:
