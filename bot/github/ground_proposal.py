@@ -13,6 +13,7 @@ rules are the fix's (`pulls.py`, kind `GROUND`).
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import json
@@ -152,9 +153,17 @@ def _correction(before: str | None, page: PageGrounding) -> list[str]:
     if len(lines) > _DIFF_LINES:
         lines = [*lines[:_DIFF_LINES], f"… {plural(len(lines) - _DIFF_LINES, 'more diff line')}"]
     marker = fence("\n".join(lines))
-    return ["", "  <details><summary>what changed</summary>", "", f"  {marker}diff"]  + [
-        f"  {line}" for line in lines
-    ] + [f"  {marker}", "  </details>", ""]  # fmt: skip
+    shown = [f"  {line}" for line in lines]
+    return [
+        "",
+        "  <details><summary>what changed</summary>",
+        "",
+        f"  {marker}diff",
+        *shown,
+        f"  {marker}",
+        "  </details>",
+        "",
+    ]
 
 
 def _page_block(page: PageGrounding, before: str | None, wiki_dir: str, link: Link | None) -> list[str]:
@@ -162,10 +171,8 @@ def _page_block(page: PageGrounding, before: str | None, wiki_dir: str, link: Li
     quotes_file = quotes_path(page.page, wiki_dir)
     quotes: dict[str, str] = {}
     if quotes_file in page.files:
-        try:
+        with contextlib.suppress(QuotesError):  # this run wrote it; were it unreadable, the claims show without quotes
             quotes = parse_quotes(page.files[quotes_file], quotes_file).quotes
-        except QuotesError:
-            quotes = {}
     for claim in page.added:
         lines.append(f"- [x] **added** “{prose(claim.statement)}” · {code(claim.id)}")
         quote = quotes.get(claim.id)
