@@ -97,11 +97,12 @@ def test_without_a_model_it_prints_each_pages_references_and_candidates(wiki: Gi
         "  line 7: src/taskq/queue.py → src/taskq/queue.py\n"
         "  line 8: push() → TaskQueue.push (src/taskq/queue.py)\n"
         "  line 10: drain() → TaskQueue.drain (src/taskq/queue.py)\n"
-        "  4 candidates for `wikiwarden claim add`:\n"
+        "  5 candidates for `wikiwarden claim add`:\n"
         "    repo://src/taskq/queue.py#L6-L19  (`TaskQueue` names class TaskQueue)\n"
         "    repo://src/taskq/queue.py#L12-L15  (`push()` names method TaskQueue.push)\n"
         "    repo://src/taskq/queue.py#L17-L19  (`drain()` names method TaskQueue.drain)\n"
         "    repo://src/taskq/queue.py  (`src/taskq/queue.py` names the file)\n"
+        "    repo://src/taskq/queue.py#L3-L3  (constant MAX_ITEMS of a file it names)\n"
         "openwiki/setup.md\n"
         "  no candidate evidence: the page names no path or definition of the code\n"
     )
@@ -188,7 +189,7 @@ async def test_grounding_writes_sidecars_quotes_and_okf_fields(
     assert drain.resource == "repo://src/taskq/queue.py#L17-L19"
     assert drain.version == lines_version(FileText(QUEUE_PY.encode()), 16, 19)  # computed here, never the model's
     assert render_sidecar(sidecar) == wiki.read("openwiki/.claims/queue.json")  # OpenWiki's bytes
-    assert sidecar.verification is not None and sidecar.verification.by.startswith("wikiwarden/")
+    assert sidecar.verification is None  # OpenWiki's record, never Wikiwarden's: its word is the page's `verified`
 
     quotes = json.loads(wiki.read("openwiki/.wikiwarden/quotes/queue.json"))
     assert quotes["quotes"][ids[2]] == "`drain()` empties the queue and returns\n what it held."
@@ -232,7 +233,8 @@ async def test_the_same_answers_give_the_same_files(
         await cli_in_thread("ground", "--repo", repo.root)
         trees.append({p: repo.read(p) for p in status(repo.root)})
     assert trees[0] == trees[1]
-    assert b'"at": "2025-12-01T00:00:00.000Z"' in trees[0]["openwiki/.claims/queue.json"]
+    assert b"verified:\n  - by: wikiwarden/" in trees[0]["openwiki/queue.md"]
+    assert b"    at: 2025-12-01T00:00:00.000Z\n" in trees[0]["openwiki/queue.md"]  # SOURCE_DATE_EPOCH
 
 
 async def test_refused_claims_are_asked_again_then_reported(
@@ -258,6 +260,8 @@ async def test_refused_claims_are_asked_again_then_reported(
     assert "! refused: “`clear()` empties the queue.” (the statement quotes `clear()`" in run.out
     sidecar = parse_sidecar(wiki.read("openwiki/.claims/queue.json"), "openwiki/.claims/queue.json")
     assert [c.statement for c in sidecar.claims] == [FIFO]  # what passed is kept
+    # Not read whole: had every claim been refused, the page would be asked about again, not taken as settled.
+    assert "groundedPage" not in json.loads(wiki.read("openwiki/.wikiwarden/quotes/queue.json"))
     assert sidecar.verification is None  # not every statement of the page is grounded
     assert "verified:" not in wiki.read("openwiki/queue.md").decode()
 

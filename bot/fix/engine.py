@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from ..claims.errors import Problem
-from ..claims.sidecar import Claim, Sidecar, Verification, page_version, render_sidecar
+from ..claims.sidecar import Claim, Sidecar, page_version, render_sidecar
 from ..claims.track import reference_verdict
 from ..claims.verdicts import Verdict
 from ..okf.project import project_sources, project_verified, stamp_generated
@@ -232,7 +232,8 @@ async def fix_wiki(
         else:  # left byte for byte as it is; only its sidecar's evidence is re-anchored
             reconciled = False
             text, content = page.text, page.data or page.text.encode()
-        verification = Verification(actor, at) if reconciled else page.sidecar.verification
+        # `verification` stays OpenWiki's own record (see ground/build.py): Wikiwarden's word is its `verified` event.
+        verification = page.sidecar.verification
         sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
         if text != page.text:
             result.files[page.page] = content

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from ..claims.sidecar import Claim, Sidecar, Verification, page_version, render_sidecar
+from ..claims.sidecar import Claim, Sidecar, page_version, render_sidecar
 from ..okf.frontmatter import FrontMatterError
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .answer import Unsupported
@@ -68,14 +68,19 @@ def ground_page(
         result.corrected = checked.text != text
         final = new_text
         content = new_text.encode("utf-8")
+        # The sidecar's `verification` is OpenWiki's record of its own reconciliation, which OpenWiki 0.4 projects
+        # into `verified` next to every other producer's event: Wikiwarden's record there would be projected again
+        # beside its own front-matter event at each OpenWiki run. So it is kept as OpenWiki left it, never written.
         previous = sidecar.verification if sidecar else None
-        verification = Verification(actor, at) if complete else previous
-        new_sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
+        new_sidecar = Sidecar(page_version(content), tuple(claims), previous if claims else None)
         if new_text != text:
             result.files[page] = content
         if sidecar is None or new_sidecar != sidecar:
             result.files[sidecar_path] = render_sidecar(new_sidecar)
-    wanted = Quotes({c.id: kept_quotes[c.id] for c in claims if c.id in kept_quotes}, page_version(final.encode()))
+    # Read whole only when nothing was refused: a page whose every claim was refused is asked again, not taken
+    # for a page that states nothing the code shows.
+    grounded = quotes.grounded if result.refused else page_version(final.encode())
+    wanted = Quotes({c.id: kept_quotes[c.id] for c in claims if c.id in kept_quotes}, grounded)
     if wanted != quotes:
         result.files[quotes_path(page, wiki_dir)] = render_quotes(wanted)
     return result

@@ -36,7 +36,7 @@ from inertcheck import assert_inert_markdown, visible
 
 from bot.claims import resolve_evidence
 from bot.claims.errors import Problem
-from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, Verification, page_version, render_sidecar
+from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.verdicts import Verdict
 from bot.fix.answer import PageAnswer, answer_schema
 from bot.fix.check import Checked, check_answer, current_evidence
@@ -256,7 +256,7 @@ async def test_a_page_whose_evidence_only_moved_is_verified(make_repo) -> None:
     sidecar = Sidecar(
         page_version(expected_page.encode()),
         (Claim("claim_" + "f" * 32, "f returns 1.", (EvidenceRecord("repo://src/a.py#L4-L5", moved_from.version),)),),
-        Verification(ACTOR, AT),
+        None,  # the sidecar's `verification` is OpenWiki's record: never Wikiwarden's (OpenWiki would project it twice)
     )
     assert result.files[f"{WIKI}/.claims/f.json"] == render_sidecar(sidecar)
     meta = json.loads(result.files[LAST])
@@ -663,7 +663,7 @@ async def test_decisions_are_applied_to_the_sidecar_and_the_page(shop: Prepared)
                 Claim(TAX, "The tax rate is 25%.", (record("repo://src/shop/cart.py#L3", CART_V2),)),
                 Claim(LIMIT, old.claims[2].statement, (record("repo://src/shop/limits.py#L3", LIMITS_CRLF),)),
             ),
-            Verification(ACTOR, AT),
+            old.verification,  # OpenWiki's record, kept as it was: Wikiwarden's word is the page's `verified`
         )
     )
     # The page's last claim retracted: an empty claim list, no verification (OpenWiki omits it), the page's
