@@ -47,11 +47,19 @@ class Definition:
     path: str
     start: int  # 1-based, inclusive: the definition itself (with `export`; without decorators or doc comments)
     end: int
+    # Where what documents it begins: its doc comment, decorators, annotations (0: at `start`). Not part of what the
+    # definition is: two definitions are the same whatever stands above them.
+    head: int = field(default=0, compare=False)
 
     @property
     def resource(self) -> str:
         """The `repo://` resource of the definition's lines (canonical, as OpenWiki writes it)."""
         return canonical_resource(f"repo://{self.path}#L{self.start}-L{self.end}")
+
+    @property
+    def documented(self) -> str:
+        """The resource of the definition with what documents it above (its doc comment states its contract)."""
+        return canonical_resource(f"repo://{self.path}#L{self.head or self.start}-L{self.end}")
 
 
 def language_of(path: str) -> str | None:
@@ -105,12 +113,15 @@ def _first_row(node: Node) -> int:
     return node.start_point.row
 
 
-def _lines(node: Node) -> tuple[int, int]:
+def _last_row(node: Node, start: int | None = None) -> int:
     end = node.end_point
+    # A node ending at column 0 of a line ends on the line before (its last newline belongs to it: a `//` comment).
+    return end.row if end.column > 0 or end.row == (node.start_point.row if start is None else start) else end.row - 1
+
+
+def _lines(node: Node) -> tuple[int, int]:
     start = _first_row(node)
-    # A node ending at column 0 of a line ends on the line before (its last newline belongs to it).
-    last = end.row if end.column > 0 or end.row == start else end.row - 1
-    return start + 1, last + 1
+    return start + 1, _last_row(node, start) + 1
 
 
 @dataclass
@@ -122,7 +133,27 @@ class _Walk:
         if not name:
             return
         start, end = _lines(span or node)
-        self.found.append(Definition(name, ".".join((*scope, name)), kind, self.path, start, end))
+        head = _head_row(span or node) + 1
+        self.found.append(Definition(name, ".".join((*scope, name)), kind, self.path, start, end, head))
+
+
+_LEADING = {*_ADORNMENTS, "attribute_item"}
+
+
+def _head_row(node: Node) -> int:
+    """The row where what documents a definition begins: the comments, decorators and attributes right above it
+    (no blank line between), each on lines of its own (a comment ending the line of code above is that code's)."""
+    if node.parent is not None and node.parent.type == "decorated_definition":
+        node = node.parent
+    row = node.start_point.row
+    above = node.prev_sibling
+    while above is not None and above.type in _LEADING and _last_row(above) >= row - 1:
+        before = above.prev_sibling
+        if before is not None and _last_row(before) == above.start_point.row:
+            break
+        row = above.start_point.row
+        above = before
+    return row
 
 
 # -- Python ------------------------------------------------------------------------------------------------

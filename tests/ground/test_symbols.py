@@ -660,3 +660,48 @@ def test_the_definition_a_line_stands_in() -> None:
 def test_definitions_alone_read_no_values() -> None:
     index = SymbolIndex(read("python/sansio.py"))
     assert len(index) == len(read("python/sansio.py")) and index.literal("https://api.github.com") == []
+
+
+# -- what documents a definition -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "qualified", "start", "head"),
+    [
+        ("python/connections.py", "RedisSettings", 24, 23),  # its decorator
+        ("python/connections.py", "RedisSettings.from_dsn", 57, 56),
+        ("python/connections.py", "create_pool", 220, 220),  # nothing above it
+        ("javascript/component.js", "BaseComponent.setState", 35, 26),  # its JSDoc
+        ("javascript/create-element.js", "createElement", 16, 7),
+        ("typescript/ref.ts", "RefImpl", 114, 111),
+        ("go/groupcache.go", "Getter", 41, 40),  # its comment
+        ("go/groupcache.go", "Getter.Get", 48, 42),  # an interface method's comment
+        ("go/groupcache.go", "MainCache", 377, 375),
+        ("rust/lib.rs", "Buffer.new", 98, 94),  # doc comments and attributes
+        ("rust/macros.rs", "bail", 58, 1),  # a doc comment from the top of the file
+        ("rust/chain.rs", "ChainState", 16, 15),  # `#[derive(Clone)]`
+        ("java/JsonNull.java", "JsonNull.hashCode", 56, 54),  # its javadoc, then `@Override`
+        ("java/FieldNamingPolicy.java", "FieldNamingPolicy.IDENTITY", 34, 33),
+        ("java/SerializedName.java", "SerializedName", 86, 25),  # a javadoc (lines 25 to 82), three annotations
+    ],
+)
+def test_what_documents_a_definition(path: str, qualified: str, start: int, head: int) -> None:
+    [found] = [d for d in read(path) if d.qualified == qualified and d.start == start]
+    assert found.head == head
+    assert found.documented == f"repo://{path}#L{head}-L{found.end}"
+    assert found.resource == f"repo://{path}#L{start}-L{found.end}"
+
+
+def test_only_what_stands_right_above_documents_a_definition() -> None:
+    source = (
+        b"# about the module\n"
+        b"\n"
+        b"def alone():\n"  # a blank line between: the comment is the module's
+        b"    pass\n"
+        b"LIMIT = 3  # a comment ending a line of code is that code's\n"
+        b"def after_code():\n"
+        b"    pass\n"
+    )
+    found = {d.qualified: (d.start, d.head) for d in definitions("m.py", source)}
+    assert found == {"alone": (3, 3), "LIMIT": (5, 5), "after_code": (6, 6)}
+    assert D("m.py", "f", "function", 3, 4) == Definition("f", "f", "function", "m.py", 3, 4, head=1)  # not identity
