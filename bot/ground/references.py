@@ -88,12 +88,23 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
 
+def page_body(page_text: str) -> str:
+    """The page without its front matter."""
+    front = _FRONT_MATTER.match(page_text)
+    return page_text[front.end() :] if front else page_text
+
+
+def headings(page_text: str) -> list[str]:
+    """The text of every heading of the page's Markdown (not a `#` line of a code block)."""
+    tokens = _markdown().parse(page_body(page_text))
+    return [tokens[i + 1].content for i, token in enumerate(tokens) if token.type == "heading_open"]
+
+
 def mentions(page_text: str) -> list[Mention]:
     """Every inline code span and every link target of the page's Markdown (not its front matter, not code
     blocks), with the line each stands on."""
-    front = _FRONT_MATTER.match(page_text)
-    offset = page_text.count("\n", 0, front.end()) if front else 0
-    body = page_text[front.end() :] if front else page_text
+    body = page_body(page_text)
+    offset = page_text.count("\n", 0, len(page_text) - len(body))
     lines = body.split("\n")
     found: list[Mention] = []
     for token in _markdown().parse(body):

@@ -15,9 +15,11 @@ from bot.ground.references import (
     Target,
     dead_after,
     dead_paths,
+    headings,
     is_folder,
     lookup,
     mentions,
+    page_body,
     path_of,
     references,
     resolve,
@@ -156,6 +158,14 @@ def test_mentions_without_front_matter_and_of_nothing() -> None:
     assert mentions("No code at all.\n") == []
     assert mentions("`" + "x" * 201 + "`\n") == []  # a long span is code, not a name
     assert mentions("`" + "x" * 200 + "`\n") == [Mention("x" * 200, "code", 1)]
+
+
+def test_the_body_and_the_headings_of_a_page() -> None:
+    assert page_body(PAGE_TEXT).startswith("\n# The `TaskQueue`\n")
+    assert page_body("no front matter\n") == "no front matter\n"
+    assert page_body("---\nnot closed\n") == "---\nnot closed\n"
+    page = "---\ntitle: x\n---\n# Queue\n\n## Draining `TaskQueue`\n\n```sh\n# a comment, not a heading\n```\n\nSetext\n===\n"
+    assert headings(page) == ["Queue", "Draining `TaskQueue`", "Setext"]
 
 
 # -- what a mention names ------------------------------------------------------------------------------------
