@@ -99,6 +99,7 @@ async def prepare_ground(
     await source.fetch(head, code)
     index = SymbolIndex.of_files({p: head.read(p) for p in code})
     paths = set(files)
+    evidence_paths = set(citable)  # candidates are evidence: never the wiki itself, nothing ignored
 
     async def fetch(wanted: Sequence[str]) -> None:
         await source.fetch(head, wanted)
@@ -126,7 +127,7 @@ async def prepare_ground(
             except QuotesError as exc:
                 item.problem = str(exc)
         item.references = references(page, item.text, paths, index, skip=lambda path: rules.problem(path) is not None)
-        item.candidates = candidates(item.references, item.text, paths, index)
+        item.candidates = candidates(item.references, item.text, evidence_paths, index)
         work.append(item)
     return GroundInputs(work, waiting, view, index, taken, holding, settled)
 
