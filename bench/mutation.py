@@ -68,6 +68,14 @@ DEFAULT_TESTS: dict[str, list[str]] = {
     "bot/github/signature.py": [
         "tests/github/test_signature.py",
     ],
+    "bot/ground/check.py": [
+        "tests/ground/test_ground_check.py",
+        "tests/test_cli_ground.py",
+    ],
+    "bot/ground/findings.py": [
+        "tests/ground/test_findings.py",
+        "tests/usecases/test_use_cases.py",
+    ],
 }
 
 # -- the mutants ---------------------------------------------------------------------------------------------
