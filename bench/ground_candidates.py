@@ -39,6 +39,7 @@ from bot.claims.pages import page_for  # noqa: E402
 from bot.claims.resources import EvidenceResource, parse_resource  # noqa: E402
 from bot.claims.sidecar import parse_sidecar  # noqa: E402
 from bot.claims.sweep import SweepOptions  # noqa: E402
+from bot.ground.candidates import MAX_CANDIDATES  # noqa: E402
 from bot.source.git import GitRepository  # noqa: E402
 from bot.usecases.ground import ground_working_tree  # noqa: E402
 
@@ -61,13 +62,19 @@ class PageScore:
         return bool(self.in_file(path))
 
     def finds_span(self, record: EvidenceResource) -> bool:
-        found = self.in_file(record.path)
-        if record.is_whole_file:
-            return bool(found)
-        assert record.start is not None and record.end is not None
-        return any(
-            c.start is not None and c.end is not None and c.start <= record.end and record.start <= c.end for c in found
-        )
+        return any(overlap(c, record) for c in self.candidates)
+
+
+def overlap(candidate: EvidenceResource, record: EvidenceResource) -> bool:
+    """Whether a candidate finds a record: in its file, with lines overlapping (a whole-file record: any candidate
+    in its file; a whole-file candidate finds no span)."""
+    if candidate.path != record.path:
+        return False
+    if record.start is None or record.end is None:
+        return True
+    if candidate.start is None or candidate.end is None:
+        return False
+    return candidate.start <= record.end and record.start <= candidate.end
 
 
 def export(repo: Path, commit: str, into: Path) -> list[str]:
@@ -189,12 +196,21 @@ def main() -> int:
     files_found = sum(score.finds_file(path) for score, path in files)
     spans_found = sum(score.finds_span(record) for score, record in records)
     per_page = [len(score.candidates) for score in pages.values()]
+    proposed = [(score, c) for score in pages.values() for c in score.candidates]
+    useful = sum(any(overlap(c, r) for r in score.evidence) for score, c in proposed)
+    in_found_files = sum(score.finds_file(r.path) and not score.finds_span(r) for score, r in records)
     print(
         f"openwiki {args.commit}: {len(pages)} pages, {len(records)} evidence records, {len(inputs.index)} definitions"
     )
     print(f"files recovered:      {percent(files_found, len(files))}   (target >= 80%)")
     print(f"spans recovered:      {percent(spans_found, len(records))}   (target >= 60%)")
     print(f"candidates per page:  median {statistics.median(per_page):g}, max {max(per_page)}   (target median <= 30)")
+    print(f"pages at the limit:   {sum(n >= MAX_CANDIDATES for n in per_page)} of {len(per_page)} ({MAX_CANDIDATES})")
+    print(f"candidates on target: {percent(useful, len(proposed))} (overlapping an original evidence span)")
+    missed = len(records) - spans_found
+    print(
+        f"spans missed:         {missed}, of which {in_found_files} in a file found and {missed - in_found_files} not"
+    )
     print(f"references per page:  median {statistics.median(len(w.references) for w in inputs.work):g}")
     if absent:
         print(f"absent from {args.repo}: {len(absent)} blobs ({', '.join(absent[:3])}{', ...' * (len(absent) > 3)})")
