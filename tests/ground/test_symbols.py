@@ -429,6 +429,14 @@ ALL: dict[str, list[Definition]] = {
 FILES = sorted(p.relative_to(DATA).as_posix() for p in DATA.rglob("*") if language_of(p.name) is not None)
 
 
+def test_every_data_file_says_where_it_came_from() -> None:
+    """tests/data/code/README.md names each file's repository, path, commit or release and licence."""
+    rows = [line.split("|") for line in (DATA / "README.md").read_text().splitlines() if line.startswith("| `")]
+    listed = {row[1].strip().strip("`") for row in rows}
+    assert listed == set(FILES)
+    assert all(len(row) == 7 and all(cell.strip() for cell in row[1:6]) for row in rows)
+
+
 def test_every_data_file_is_tested() -> None:
     assert set(FILES) == set(SOME) | set(ALL)
     assert {language_of(path) for path in FILES} == {"python", "javascript", "typescript", "tsx", "go", "rust", "java"}
