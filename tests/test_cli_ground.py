@@ -11,6 +11,7 @@ import pytest
 from clitools import status, use_fake
 from conftest import GitRepo
 from fakeopenai import FakeOpenAI
+from groundtools import DRAIN, FIFO, LIMIT, QUEUE_PY, answer, claim
 
 from bot.claims.sidecar import page_version, parse_sidecar, render_sidecar
 from bot.claims.versions import FileText, lines_version
@@ -18,26 +19,6 @@ from bot.ground.check import claim_id
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 
-QUEUE_PY = '''"""A small task queue."""
-
-MAX_ITEMS = 100
-
-
-class TaskQueue:
-    """First in, first out."""
-
-    def __init__(self):
-        self.items = []
-
-    def push(self, item):
-        if len(self.items) >= MAX_ITEMS:
-            raise OverflowError("queue full")
-        self.items.append(item)
-
-    def drain(self):
-        items, self.items = self.items, []
-        return items
-'''
 QUEUE_MD = """---
 title: The queue
 ---
@@ -53,9 +34,6 @@ SETUP_MD = """# Setup
 
 Run `make` and then `./run --fast`. Nothing here names the code.
 """
-FIFO = "TaskQueue keeps tasks first in, first out."
-LIMIT = "A queue holds at most 100 items."
-DRAIN = "`drain()` empties the queue and returns what it held."
 
 
 @pytest.fixture
@@ -65,14 +43,6 @@ def wiki(repo: GitRepo) -> GitRepo:
     repo.write("openwiki/setup.md", SETUP_MD)
     repo.commit("a wiki without claims")
     return repo
-
-
-def claim(statement: str, quote: str, *evidence: str) -> dict:
-    return {"statement": statement, "quote": quote, "evidence": list(evidence)}
-
-
-def answer(*claims: dict, edits: list | None = None, unsupported: list | None = None) -> dict:
-    return {"claims": list(claims), "edits": edits or [], "unsupported": unsupported or []}
 
 
 GOOD = answer(

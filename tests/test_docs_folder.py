@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,15 +49,7 @@ WORKERS_PAGE = "---\ntype: Guide\ntitle: Workers\n---\n\n# Workers\n\n`run` hand
 ABOUT_PAGE = "# About\n\nTaskq is a teaching example.\n"
 PERSONS = {"docs/index.md": HOME, "docs/guide/index.md": GUIDE_HOME}
 
-
-@pytest.fixture(autouse=True)
-def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
-    for name in list(os.environ):
-        if name.startswith("WIKIWARDEN_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("isolated_cli")
 
 
 @dataclass

@@ -12,6 +12,7 @@ import pytest
 from apptools import check_payload, deliver, grounded, push_payload, queue_of, runs_of, runtime_of, start_app
 from fakegithub import FakeGitHub
 from fakeopenai import FakeOpenAI, Reply
+from groundtools import DRAIN, FIFO, LIMIT, QUEUE_MD, QUEUE_PY, SETUP_MD, answer, claim
 from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims import resolve_evidence
@@ -20,53 +21,9 @@ from bot.ground.check import claim_id
 from bot.okf.frontmatter import Page
 from bot.okf.project import ACTOR
 
-QUEUE_PY = '''"""A small task queue."""
-
-MAX_ITEMS = 100
-
-
-class TaskQueue:
-    """First in, first out."""
-
-    def __init__(self):
-        self.items = []
-
-    def push(self, item):
-        if len(self.items) >= MAX_ITEMS:
-            raise OverflowError("queue full")
-        self.items.append(item)
-
-    def drain(self):
-        items, self.items = self.items, []
-        return items
-'''
-QUEUE_MD = """---
-title: The queue
----
-
-# The queue
-
-`TaskQueue` in `src/taskq/queue.py` keeps tasks first in, first out.
-A queue holds at most 100 items; `push()` raises `OverflowError` beyond that.
-
-`drain()` empties the queue and returns what it held.
-"""
-SETUP_MD = "# Setup\n\nRun `make` and then `./run --fast`. Nothing here names the code.\n"
 WIKI = {"openwiki/queue.md": QUEUE_MD, "openwiki/setup.md": SETUP_MD}
 CONFIG = ".github/wikiwarden.yml"
 BRANCH = "refs/heads/wikiwarden/ground/main"
-
-FIFO = "TaskQueue keeps tasks first in, first out."
-LIMIT = "A queue holds at most 100 items."
-DRAIN = "`drain()` empties the queue and returns what it held."
-
-
-def claim(statement: str, quote: str, *evidence: str) -> dict[str, Any]:
-    return {"statement": statement, "quote": quote, "evidence": list(evidence)}
-
-
-def answer(*claims: dict[str, Any], edits: list | None = None, unsupported: list | None = None) -> dict[str, Any]:
-    return {"claims": list(claims), "edits": edits or [], "unsupported": unsupported or []}
 
 
 GOOD = {
