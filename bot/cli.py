@@ -7,9 +7,9 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__
 from .claims.errors import ClaimsError, EvidenceSecurityError
@@ -24,7 +24,10 @@ from .usecases.claims import ClaimEdit, HandKeptClaims
 from .usecases.okf import sync_okf, validate_okf
 
 if TYPE_CHECKING:
+    from .agent.agent import Agent
     from .settings import ModelSettings, Settings
+
+T = TypeVar("T")
 
 EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
 
@@ -316,45 +319,24 @@ def _claim_list(args: argparse.Namespace) -> int:
     return EXIT_ATTENTION if broken else EXIT_OK
 
 
-def _fix(args: argparse.Namespace) -> int:
+def _with_agent(args: argparse.Namespace, repo: GitRepository, work: Callable[[Agent | None], Awaitable[T]]) -> T:
+    """Run `work` with the agent `--model` names (else WIKIWARDEN_MODEL's; None with no model or `--model none`),
+    in an event loop of its own, and close the model's client after."""
     from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only for the commands using it
-    from .fix.engine import FixResult  # noqa: PLC0415
-    from .fix.summary import render_text  # noqa: PLC0415
-    from .usecases.fix import fix_working_tree, recorded_base  # noqa: PLC0415
 
-    if args.max_claims <= 0:
-        raise UsageError("--max-claims must be at least 1")
-    model_settings = _model_settings()
-    model = args.model if args.model is not None else model_settings.model
-    repo = _repo(args)
-    with repo:
-        options = _options(args, repo)
-        base, note = args.base, None
-        if base is None:  # every claim that needs attention, followed through the change OpenWiki last saw
-            recorded = recorded_base(repo, options.wiki_dir)
-            base, note = recorded.commit, recorded.note
-            options = SweepOptions(options.wiki_dir, options.max_file_bytes, recheck_all=True)
-        factory = AgentFactory(model_settings)
-        agent = None if model == "none" else factory.agent(str(repo.root), model)
+    factory = AgentFactory(_model_settings())
+    agent = None if args.model == "none" else factory.agent(str(repo.root), args.model)
 
-        async def fix() -> tuple[FixResult, list[str]]:
-            try:
-                return await fix_working_tree(
-                    repo, base=base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run
-                )
-            finally:
-                await factory.close()
-
+    async def run() -> T:
         try:
-            result, written = asyncio.run(fix())
-        except GitError as exc:
-            raise UsageError(str(exc)) from exc
-    if note is not None:
-        print(note)
-    sys.stdout.write(render_text(result, [] if args.dry_run else written))
-    if args.dry_run and written:
-        print("dry run: would write " + ", ".join(written))
-    return EXIT_ATTENTION if result.flagged else EXIT_OK
+            return await work(agent)
+        finally:
+            await factory.close()
+
+    try:
+        return asyncio.run(run())
+    except GitError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def _model_settings() -> ModelSettings:
@@ -368,62 +350,74 @@ def _model_settings() -> ModelSettings:
         raise UsageError(f"invalid model settings: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from exc
 
 
+def _fix(args: argparse.Namespace) -> int:
+    from .fix.summary import render_text  # noqa: PLC0415
+    from .usecases.fix import fix_working_tree, recorded_base  # noqa: PLC0415
+
+    if args.max_claims <= 0:
+        raise UsageError("--max-claims must be at least 1")
+    repo = _repo(args)
+    with repo:
+        options = _options(args, repo)
+        base, note = args.base, None
+        if base is None:  # every claim that needs attention, followed through the change OpenWiki last saw
+            recorded = recorded_base(repo, options.wiki_dir)
+            base, note = recorded.commit, recorded.note
+            options = SweepOptions(options.wiki_dir, options.max_file_bytes, recheck_all=True)
+        result, written = _with_agent(
+            args, repo,
+            lambda agent: fix_working_tree(
+                repo, base=base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run
+            ),
+        )  # fmt: skip
+    if note is not None:
+        print(note)
+    sys.stdout.write(render_text(result, [] if args.dry_run else written))
+    if args.dry_run and written:
+        print("dry run: would write " + ", ".join(written))
+    return EXIT_ATTENTION if result.flagged else EXIT_OK
+
+
 def _ground(args: argparse.Namespace) -> int:
-    from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only when a model is used
     from .ground import report  # noqa: PLC0415
-    from .ground.build import PageGrounding  # noqa: PLC0415
-    from .usecases.ground import GroundInputs, ground_working_tree  # noqa: PLC0415
+    from .usecases.ground import ground_working_tree  # noqa: PLC0415
 
     if args.max_pages <= 0:
         raise UsageError("--max-pages must be at least 1")
-    model_settings = _model_settings()
-    model = args.model if args.model is not None else model_settings.model
     repo = _repo(args)
     with repo:
         options = _options(args, repo)
         require_wiki_folder(repo.worktree(), options.wiki_dir)
-        factory = AgentFactory(model_settings)
-        agent = None if model in (None, "", "none") else factory.agent(str(repo.root), model)
-
-        async def ground() -> tuple[GroundInputs, list[PageGrounding] | None, list[str], object, list[str]]:
-            try:
-                inputs, result, written = await ground_working_tree(
-                    repo, options=options, grounder=agent, pages=args.pages, max_pages=args.max_pages,
-                    dry_run=args.dry_run,
-                )  # fmt: skip
-            finally:
-                await factory.close()
-            if result is None:
-                return inputs, None, [], None, inputs.waiting
-            return inputs, result.pages, written, result.usage, result.waiting
-
-        try:
-            inputs, pages, written, usage, waiting = asyncio.run(ground())
-        except GitError as exc:
-            raise UsageError(str(exc)) from exc
+        inputs, result, written = _with_agent(
+            args, repo,
+            lambda agent: ground_working_tree(
+                repo, options=options, grounder=agent, pages=args.pages, max_pages=args.max_pages,
+                dry_run=args.dry_run,
+            ),
+        )  # fmt: skip
         try:
             head = repo.resolve("HEAD")
         except GitError:  # no commit yet
             head = "working tree"
-    if pages is None:  # no model: the plan a person grounds from by hand
+    if result is None:  # no model: the plan a person grounds from by hand
         if args.format == "json":
-            sys.stdout.write(report.dumps(report.plan_json(inputs.work, waiting, options.wiki_dir, head)))
+            sys.stdout.write(report.dumps(report.plan_json(inputs.work, inputs.waiting, options.wiki_dir, head)))
         else:
-            sys.stdout.write(report.render_plan_text(inputs.work, waiting))
+            sys.stdout.write(report.render_plan_text(inputs.work, inputs.waiting))
             if not inputs.work:
                 print("every page has claims: nothing to ground")
-        return EXIT_ATTENTION if inputs.work or waiting else EXIT_OK
+        return EXIT_ATTENTION if inputs.work or inputs.waiting else EXIT_OK
     shown = [] if args.dry_run else written
     if args.format == "json":
-        sys.stdout.write(report.dumps(report.result_json(pages, waiting, shown, agent.model if agent else None, usage)))
+        document = report.result_json(result.pages, result.waiting, shown, result.model, result.usage)
+        sys.stdout.write(report.dumps(document))
     else:
-        sys.stdout.write(report.render_result_text(pages, waiting, shown))
+        sys.stdout.write(report.render_result_text(result.pages, result.waiting, shown))
         if args.dry_run and written:
             print("dry run: would write " + ", ".join(written))
-        if not pages:
+        if not result.pages:
             print("every page has claims: nothing to ground")
-    needs_a_person = any(p.problem or p.unsupported or p.refused for p in pages)
-    return EXIT_ATTENTION if needs_a_person else EXIT_OK
+    return EXIT_ATTENTION if result.needs_a_person else EXIT_OK
 
 
 def _okf_validate(args: argparse.Namespace) -> int:
