@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pyuca import Collator  # type: ignore[import-untyped]
 
 from bot.claims.collation import collation_key
 
@@ -94,3 +99,46 @@ def test_collation_equal_strings_tie_break_deterministically() -> None:
 @pytest.mark.parametrize(("first", "second"), [tuple(pair) for pair in GOLDEN["divergent"]])
 def test_known_divergences_from_icu(first: str, second: str) -> None:
     assert collation_key(first) < collation_key(second)
+
+
+# -- the ASCII table: pyuca's keys without building pyuca's collator ----------------------------------------------
+
+
+_PYUCA = Collator()
+
+
+def _pyuca_key(value: str) -> tuple[int, ...]:
+    return tuple(_PYUCA.sort_key(value))
+
+
+def test_every_ascii_character_and_pair_keys_as_pyuca_does() -> None:
+    from bot.claims.collation import _ascii_sort_key
+
+    for a in range(128):
+        assert _ascii_sort_key(chr(a)) == _pyuca_key(chr(a)), a
+        for b in range(128):
+            pair = chr(a) + chr(b)
+            assert _ascii_sort_key(pair) == _pyuca_key(pair), pair
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_ascii_text_keys_as_pyuca_does(value: str) -> None:
+    assert collation_key(value) == (_pyuca_key(value), value)
+
+
+@given(st.text(max_size=12))
+def test_any_text_keys_as_pyuca_does(value: str) -> None:
+    assert collation_key(value)[0] == _pyuca_key(value)
+
+
+def test_check_does_not_build_pyucas_collator_for_ascii_paths() -> None:
+    """Building it reads the whole Unicode table (about 0.2 s of a command's start)."""
+    code = (
+        "import sys\n"
+        "from bot.claims.collation import collation_key\n"
+        "sorted(['openwiki/b.md', 'openwiki/A.md', 'openwiki/a-b.md'], key=collation_key)\n"
+        "assert 'pyuca' not in sys.modules, 'pyuca was imported'\n"
+        "collation_key('openwiki/é.md')\n"
+        "assert 'pyuca' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
