@@ -11,25 +11,19 @@ others stand.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..claims.sidecar import EvidenceRecord, js_trim
 from ..fix.check import MAX_STATEMENT, apply_edits, evidence_texts, new_evidence, unvouched_names
 from ..fix.view import CodeView
-from ..okf.frontmatter import FrontMatterError, Page
+from ..okf.frontmatter import Page
 from .answer import GroundAnswer, Unsupported
+from .quotes import squeezed
 
 MAX_CLAIMS = 40  # per page and run: a page states a few dozen material facts at most
 MAX_QUOTE = 2000
 MAX_EVIDENCE = 8
-_SPACE = re.compile(r"\s+")
-
-
-def squeezed(text: str) -> str:
-    """Text with every run of whitespace one space: a quote may wrap where the page wraps."""
-    return _SPACE.sub(" ", text).strip()
 
 
 @dataclass(frozen=True)
@@ -49,18 +43,10 @@ class CheckedGrounding:
     unsupported: list[Unsupported] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # everything refused, for the model to correct
     trespass: list[str] = field(default_factory=list)  # files other than the page an edit tried to change
-    edits_refused: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def _body(text: str) -> str:
-    try:
-        return Page.parse(text).body
-    except FrontMatterError:
-        return text
 
 
 async def check_grounding(
@@ -71,8 +57,7 @@ async def check_grounding(
     checked = CheckedGrounding(edited.text if edited.text is not None else text)
     checked.problems.extend(edited.problems)
     checked.trespass.extend(edited.trespass)
-    checked.edits_refused = edited.text is None
-    body = squeezed(_body(checked.text))
+    body = squeezed(Page.parse(checked.text).body)
     seen = {js_trim(s) for s in known}
     for n, claim in enumerate(answer.claims, start=1):
         statement = js_trim(claim.statement)

@@ -44,8 +44,8 @@ def may_name(mention: Mention, page: str, what: Gone) -> bool:
     path = path_of(mention, page)
     if path is not None and any(p == path or p.startswith(path.rstrip("/") + "/") for p in what.paths):
         return True
-    words = mention.text.replace("::", ".").replace("#", ".").split("(", 1)[0].strip()
-    return words in what.names or words.rsplit(".", 1)[-1] in what.names
+    words = mention.text.replace("::", ".").replace("#", ".").partition("(")[0].strip()
+    return words in what.names or words.rpartition(".")[2] in what.names
 
 
 def missing_paths(page: str, page_text: str, paths: Collection[str]) -> list[BrokenReference]:
@@ -68,9 +68,12 @@ def missing_paths(page: str, page_text: str, paths: Collection[str]) -> list[Bro
 
 def _path_shaped(path: str, paths: Collection[str]) -> bool:
     folder, name = posixpath.split(path)
-    if not folder or "." not in name.strip(".") or any(c in path for c in "*?[]{}<>|$`'\"\\"):
-        return False
-    return is_folder(folder.split("/", 1)[0], paths)
+    return (
+        bool(folder)
+        and "." in name.strip(".")
+        and not any(c in path for c in "*?[]{}<>|$`'\"\\")
+        and is_folder(folder.partition("/")[0], paths)
+    )
 
 
 def broken(dead: Iterable[DeadReference], paths_after: Collection[str]) -> list[BrokenReference]:

@@ -11,17 +11,18 @@ Coverage: a page's paragraphs (and tables and list items), and how many hold a q
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
 from ..okf.frontmatter import FrontMatterError, Page
-from .check import squeezed
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+_SPACE = re.compile(r"\s+")
 QUOTES_DIR = ".wikiwarden/quotes"
 MAX_QUOTES_BYTES = 4 << 20
 SCHEMA_VERSION = 1
@@ -29,6 +30,11 @@ SCHEMA_VERSION = 1
 
 class QuotesError(ValueError):
     """A quotes file that cannot be used; the message names it and says why."""
+
+
+def squeezed(text: str) -> str:
+    """Text with every run of whitespace one space: a quote may wrap where the page wraps."""
+    return _SPACE.sub(" ", text).strip()
 
 
 def quotes_path(page: str, wiki_dir: str) -> str:

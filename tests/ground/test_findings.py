@@ -33,6 +33,7 @@ def test_what_is_not_a_missing_path(line: str) -> None:
 
 
 def test_missing_paths_from_code_spans_and_links() -> None:
+    assert _missing("`src/gone/deep/old.py` and `.hidden/x.py`") == ["src/gone/deep/old.py"]  # its first folder exists
     assert _missing("See `src/taskq/old.py:3`, [guide](../docs/old.md) and [home](/README.md), [x](nothere.md).") == [
         "src/taskq/old.py",
         "docs/old.md",

@@ -10,13 +10,15 @@ import asyncio
 import pytest
 
 from bot.claims import resolve_evidence
+from bot.claims.options import SweepOptions
 from bot.claims.snapshot import MemorySnapshot
-from bot.claims.sweep import Sweeper, SweepOptions
+from bot.claims.sweep import Sweeper
 from bot.fix.answer import TextEdit
 from bot.fix.check import MAX_STATEMENT
 from bot.fix.view import CodeView
 from bot.ground.answer import GroundAnswer, GroundedClaim, Unsupported
-from bot.ground.check import MAX_CLAIMS, MAX_EVIDENCE, MAX_QUOTE, CheckedGrounding, check_grounding, claim_id, squeezed
+from bot.ground.check import MAX_CLAIMS, MAX_EVIDENCE, MAX_QUOTE, CheckedGrounding, check_grounding, claim_id
+from bot.ground.quotes import squeezed
 
 QUEUE = "MAX_ITEMS = 100\n\n\nclass TaskQueue:\n    def drain(self):\n        return []\n"
 PAGE = "---\ntitle: Queue\n---\n\n# Queue\n\nA queue holds 100 items at most,\nand `drain()` empties it.\n"
@@ -48,7 +50,7 @@ def test_claims_that_quote_the_page_and_hold_are_accepted_with_versions_computed
     found = resolve_evidence("repo://src/queue.py#L5-L6", QUEUE.encode())
     assert found is not None
     assert [(r.resource, r.version) for r in checked.claims[1].evidence] == [(found.resource, found.version)]
-    assert checked.text == PAGE and not checked.edits_refused
+    assert checked.text == PAGE
 
 
 @pytest.mark.parametrize(
@@ -107,7 +109,7 @@ def test_edits_correct_the_prose_and_quotes_are_read_in_the_corrected_page() -> 
     checked = _check(LIMIT, edits=[fix], page=wrong)
     assert checked.ok and checked.text == PAGE
     refused = _check(LIMIT, edits=[TextEdit(file=PAGE_PATH, search="nowhere", replace="x")], page=wrong)
-    assert refused.edits_refused and refused.text == wrong
+    assert refused.text == wrong  # one edit refused: none applied
     assert "edit refused: its search text occurs 0 times in the page body" in refused.problems
     assert [why for _, why in refused.refused] == ["its quote is not text of the page body (copy it verbatim)"]
 
@@ -139,3 +141,46 @@ def test_ids_are_openwikis_form_derived_from_page_and_statement_and_never_taken(
     assert second != first and second.startswith("claim_") and len(second) == 38
     third = claim_id("openwiki/q.md", "A statement.", {first, second})
     assert third not in (first, second)
+
+
+def test_the_limits_are_the_documented_ones() -> None:
+    """The README states them; a change of any is a change of the contract."""
+    assert (MAX_CLAIMS, MAX_QUOTE, MAX_EVIDENCE, MAX_STATEMENT) == (40, 2000, 8, 2000)
+
+
+def test_each_limit_is_accepted_at_its_bound() -> None:
+    long_quote = "word " * (MAX_QUOTE // 5)
+    page = PAGE + "\n" + long_quote.strip() + "x" * (MAX_QUOTE - len(long_quote.strip())) + "\n"
+    quote = long_quote.strip() + "x" * (MAX_QUOTE - len(long_quote.strip()))
+    assert len(quote) == MAX_QUOTE
+    at_bounds = LIMIT.model_copy(
+        update={
+            "statement": "s" * MAX_STATEMENT,
+            "quote": quote,
+            "evidence": [f"repo://src/queue.py#{s}" for s in ("L1", "L2", "L3", "L4", "L5", "L6", "L1-L2", "L2-L3")],
+        }
+    )
+    checked = _check(at_bounds, page=page)
+    assert checked.ok, checked.problems
+    assert len(checked.claims[0].evidence) == MAX_EVIDENCE
+
+
+def test_problems_quote_at_most_80_characters_of_what_they_refuse() -> None:
+    statement = "A queue holds 100 items, " + "and more, " * 20
+    checked = _check(LIMIT.model_copy(update={"statement": statement, "quote": "not in the page"}))
+    assert checked.problems == [
+        f"claim 1 ({statement[:80]!r}): its quote is not text of the page body (copy it verbatim)"
+    ]
+    long = "holds 100 items " + "x" * 100
+    elsewhere = _check(unsupported=[Unsupported(quote=long, reason="r")])
+    assert elsewhere.problems == [f"unsupported text {long[:80]!r} is not text of the page body"]
+    silent = _check(unsupported=[Unsupported(quote="A queue holds 100 items at most," + " " * 90, reason="")])
+    assert silent.problems == [
+        f"unsupported text {('A queue holds 100 items at most,' + ' ' * 90)[:80]!r} needs a reason"
+    ]
+
+
+def test_the_first_name_missing_from_the_evidence_is_named() -> None:
+    both = DRAIN.model_copy(update={"statement": "`clear()` and `reset()` empty the queue."})
+    [(_, why)] = _check(both).refused
+    assert why == "the statement quotes `clear()`, which its evidence does not contain"
