@@ -36,8 +36,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakeopenai import FakeOpenAI, Reply, ToolCall, serve_on_loopback  # noqa: E402
 
 from bot.agent.factory import AgentFactory  # noqa: E402
+from bot.claims.options import SweepOptions  # noqa: E402
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar  # noqa: E402
-from bot.claims.sweep import SweepOptions  # noqa: E402
 from bot.claims.text import FileText  # noqa: E402
 from bot.claims.versions import lines_version  # noqa: E402
 from bot.fix.engine import Action  # noqa: E402

@@ -35,10 +35,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.claims.options import SweepOptions  # noqa: E402
 from bot.claims.pages import page_for  # noqa: E402
 from bot.claims.resources import EvidenceResource, parse_resource  # noqa: E402
 from bot.claims.sidecar import parse_sidecar  # noqa: E402
-from bot.claims.sweep import SweepOptions  # noqa: E402
 from bot.ground.candidates import MAX_CANDIDATES  # noqa: E402
 from bot.source.git import GitRepository  # noqa: E402
 from bot.usecases.ground import ground_working_tree  # noqa: E402

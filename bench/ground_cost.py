@@ -35,7 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fakeopenai import FakeOpenAI, Reply, serve_on_loopback  # noqa: E402
 
 from bot.agent.factory import AgentFactory  # noqa: E402
-from bot.claims.sweep import SweepOptions  # noqa: E402
+from bot.claims.options import SweepOptions  # noqa: E402
 from bot.settings import ModelSettings  # noqa: E402
 from bot.source.git import GitRepository  # noqa: E402
 from bot.usecases.ground import ground_working_tree  # noqa: E402

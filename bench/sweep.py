@@ -23,9 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.claims.options import SweepOptions
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
-from bot.claims.sweep import SweepOptions, sweep
+from bot.claims.sweep import sweep
 from bot.claims.text import FileText
 from bot.claims.versions import lines_version
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -12,20 +11,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from . import __version__
-from .claims.errors import ClaimsError, EvidenceSecurityError
+from .claims.options import DEFAULT_MAX_FILE_BYTES, SweepOptions
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
-from .claims.report import render
-from .claims.sweep import DEFAULT_MAX_FILE_BYTES, SweepOptions, load_wiki
 from .claims.wording import one_line, plural
-from .demo import run_demo
-from .source.git import GitError, GitRepository
-from .usecases.check import check_repository
-from .usecases.claims import ClaimEdit, HandKeptClaims
-from .usecases.okf import sync_okf, validate_okf
 
+# Everything else is imported by the command that needs it: `wikiwarden check` in a pre-commit hook, or
+# `--version`, pays for neither the model's client, the web server, the queue, nor the other commands.
 if TYPE_CHECKING:
     from .agent.agent import Agent
     from .settings import ModelSettings, Settings
+    from .source.git import GitRepository
+    from .usecases.claims import ClaimEdit, HandKeptClaims
 
 T = TypeVar("T")
 
@@ -197,6 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _repo(args: argparse.Namespace, path: str | Path | None = None) -> GitRepository:
+    from .source.git import GitError, GitRepository  # noqa: PLC0415
+
     try:
         return GitRepository(path if path is not None else args.repo)
     except GitError as exc:
@@ -231,6 +229,10 @@ def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from .claims.report import render  # noqa: PLC0415
+    from .source.git import GitError  # noqa: PLC0415
+    from .usecases.check import check_repository  # noqa: PLC0415
+
     if args.all and args.base is None:
         raise UsageError("--all only makes sense with --base")
     with _repo(args) as repo:
@@ -244,6 +246,8 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _claims(args: argparse.Namespace) -> tuple[GitRepository, HandKeptClaims]:
+    from .usecases.claims import HandKeptClaims  # noqa: PLC0415
+
     repo = _repo(args)
     try:
         options = _options(args, repo)
@@ -285,6 +289,8 @@ def _claim_retract(args: argparse.Namespace) -> int:
 
 
 def _claim_list(args: argparse.Namespace) -> int:
+    from .claims.sweep import load_wiki  # noqa: PLC0415
+
     repo, claims = _claims(args)
     with repo:
         found = claims.list(args.page)
@@ -322,7 +328,10 @@ def _claim_list(args: argparse.Namespace) -> int:
 def _with_agent(args: argparse.Namespace, repo: GitRepository, work: Callable[[Agent | None], Awaitable[T]]) -> T:
     """Run `work` with the agent `--model` names (else WIKIWARDEN_MODEL's; None with no model or `--model none`),
     in an event loop of its own, and close the model's client after."""
+    import asyncio  # noqa: PLC0415
+
     from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only for the commands using it
+    from .source.git import GitError  # noqa: PLC0415
 
     factory = AgentFactory(_model_settings())
     agent = None if args.model == "none" else factory.agent(str(repo.root), args.model)
@@ -380,6 +389,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 def _ground(args: argparse.Namespace) -> int:
     from .ground import report  # noqa: PLC0415
+    from .source.git import GitError  # noqa: PLC0415
     from .usecases.ground import ground_working_tree  # noqa: PLC0415
 
     if args.max_pages <= 0:
@@ -421,6 +431,8 @@ def _ground(args: argparse.Namespace) -> int:
 
 
 def _okf_validate(args: argparse.Namespace) -> int:
+    from .usecases.okf import validate_okf  # noqa: PLC0415
+
     if args.path is not None:  # any folder of Markdown, in a repository or not
         folder, shown = Path(args.path), args.path
     else:
@@ -459,6 +471,8 @@ def _folder_of(path: Path, repo: GitRepository) -> str | None:
 def _okf_sync(args: argparse.Namespace) -> int:
     """Sync writes index.md into every folder below the one it is given, so it is given only the wiki: the
     folder `--wiki-dir` names, which PATH, when given too, must be."""
+    from .usecases.okf import sync_okf  # noqa: PLC0415
+
     named = Path(args.path) if args.path is not None else None
     if named is not None and not named.exists():
         raise UsageError(f"{args.path} does not exist")
@@ -546,6 +560,8 @@ def _manifest(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo  # noqa: PLC0415
+
     return run_demo(args.dir, args.format)
 
 
@@ -563,6 +579,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     args = parser.parse_args(argv)
+    from .claims.errors import ClaimsError, EvidenceSecurityError  # noqa: PLC0415 - after --help and --version
+    from .source.git import GitError  # noqa: PLC0415
+
     try:
         return int(args.run(args))
     except (UsageError, GitError, ClaimsError, EvidenceSecurityError, LookupError, OSError, ValueError) as exc:

@@ -21,9 +21,9 @@ from bot.agent.agent import Agent
 from bot.agent.budget import AnswerCache, DailyLedger
 from bot.agent.factory import AgentFactory
 from bot.claims import resolve_evidence
+from bot.claims.options import SweepOptions
 from bot.claims.results import SweepReport
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, parse_sidecar, render_sidecar
-from bot.claims.sweep import SweepOptions
 from bot.fix.engine import LAST_UPDATE, FixResult
 from bot.fix.view import CodeView
 from bot.fix.work import PageWork

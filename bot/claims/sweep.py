@@ -24,6 +24,7 @@ from .collation import collation_key
 from .errors import EvidenceResourceError, Problem, SidecarError, UnreadableFileError
 from .ignore import IGNORE_FILE, IgnoreRules
 from .locate import unchanged_at_hint
+from .options import SweepOptions
 from .pages import (
     DEFAULT_WIKI_DIR,
     is_grounded_page,
@@ -40,16 +41,8 @@ from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, tr
 from .verdicts import OpenWikiVerdict, Verdict, worst
 from .versions import file_version, lines_version
 
-DEFAULT_MAX_FILE_BYTES = 1 << 20
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
 _CITED_PATH = re.compile(rb'repo://([^"#\\]*)')
-
-
-@dataclass(frozen=True)
-class SweepOptions:
-    wiki_dir: str = DEFAULT_WIKI_DIR
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    recheck_all: bool = False  # with a change: re-check the claims it cannot have affected too
 
 
 @dataclass
@@ -254,6 +247,15 @@ class Sweeper:
         if text.is_binary:
             return Problem(f"{path} is a binary file")
         return text
+
+    def path_problem(self, path: str) -> Problem | None:
+        """Why evidence may not cite the file at `path` (a symlink, the wiki, ignored, no valid path), or None."""
+        try:
+            res = parse_resource(SCHEME + path)
+        except ValueError as exc:
+            return Problem(str(exc))
+        parsed = self.resource(res.canonical)
+        return parsed if isinstance(parsed, Problem) else None
 
     def resource(self, stored: str) -> EvidenceResource | Problem:
         """The stored resource parsed and checked against the evidence rules (once per distinct string)."""

@@ -62,12 +62,7 @@ class CodeView:
 
     def problem(self, path: str) -> Problem | None:
         """Why `path` may not be read as code (a symlink, the wiki, ignored, ...), or None."""
-        try:
-            res = parse_resource("repo://" + path)
-        except ValueError as exc:
-            return Problem(str(exc))
-        parsed = self.sweeper.resource(res.canonical)
-        return parsed if isinstance(parsed, Problem) else None
+        return self.sweeper.path_problem(path)
 
     async def read(self, path: str) -> FileText | Problem | None:
         """The file as text, why it cannot be read, or None when it does not exist."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..claims.sweep import SweepOptions
+from ..claims.options import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ..usecases.check import check

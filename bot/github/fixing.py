@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..claims.inert import prose
-from ..claims.sweep import SweepOptions
+from ..claims.options import SweepOptions
 from ..fix.engine import FixResult
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import FixRequest

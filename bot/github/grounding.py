@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..claims.inert import code, prose
-from ..claims.sweep import SweepOptions
+from ..claims.options import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import GroundRequest
 from ..usecases.ground import prepare_ground, run_ground

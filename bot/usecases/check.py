@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+from ..claims.options import SweepOptions
 from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
-from ..claims.sweep import Sweeper, SweepOptions, wiki_reads
+from ..claims.sweep import Sweeper, wiki_reads
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from .references import with_references

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..claims.edit import add_claim, replace_evidence, retract_claim
+from ..claims.options import SweepOptions
 from ..claims.pages import normalize_wiki_dir, page_argument, require_wiki_folder
 from ..claims.sidecar import Claim, EvidenceRecord, Sidecar
-from ..claims.sweep import Sweeper, SweepOptions
+from ..claims.sweep import Sweeper
 from ..claims.verdicts import Verdict
 from ..source.git import GitRepository
 from ..source.localwiki import LocalWiki

@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from ..claims.options import SweepOptions
 from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
-from ..claims.sweep import Sweeper, SweepOptions
+from ..claims.sweep import Sweeper
 from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head
 from ..fix.view import CodeView, search_scope
 from ..fix.work import PageWork, page_errors, pages_with_work, plan_work

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..claims.collation import collation_key
+from ..claims.options import SweepOptions
 from ..claims.pages import page_argument, sidecar_for
 from ..claims.sidecar import page_version
 from ..claims.snapshot import Kind, Snapshot
-from ..claims.sweep import Sweeper, SweepOptions
+from ..claims.sweep import Sweeper
 from ..fix.engine import Usage
 from ..fix.view import CodeView
 from ..fix.work import page_text

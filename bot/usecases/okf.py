@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..claims.options import DEFAULT_MAX_FILE_BYTES, SweepOptions
 from ..claims.pages import normalize_wiki_dir, require_wiki_folder
 from ..claims.results import ClaimResult
-from ..claims.sweep import DEFAULT_MAX_FILE_BYTES, Sweeper, SweepOptions
+from ..claims.sweep import Sweeper
 from ..claims.verdicts import OpenWikiVerdict
 from ..okf.sync import GroundedPage, SyncPlan, plan_sync
 from ..okf.validate import Problem, validate_bundle

@@ -13,12 +13,12 @@ import dataclasses
 from collections.abc import Collection, Iterable
 
 from ..claims.errors import SidecarError
+from ..claims.options import SweepOptions
 from ..claims.pages import is_grounded_page, sidecar_for
 from ..claims.results import BrokenReference, PageCoverage, SweepReport
 from ..claims.sidecar import parse_sidecar
 from ..claims.snapshot import Change, Kind, Snapshot
-from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper, SweepOptions
-from ..fix.view import CodeView
+from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
 from ..ground.findings import broken, clip_lines, gone, may_name, missing_paths, page_coverage
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.references import ChangedCode, dead_after, lookup, mentions, references, resolve
@@ -45,9 +45,10 @@ def markdown_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> list[st
 def code_paths(sweeper: Sweeper, snapshot: Snapshot, paths: Iterable[str]) -> list[str]:
     """The paths evidence may cite whose language the symbol index reads (not the wiki, not ignored, not a
     symlink, within the size limit)."""
-    rules = CodeView(sweeper, [])
     return [
-        p for p in paths if language_of(p) is not None and rules.problem(p) is None and sweeper.readable(snapshot, p)
+        p
+        for p in paths
+        if language_of(p) is not None and sweeper.path_problem(p) is None and sweeper.readable(snapshot, p)
     ]
 
 

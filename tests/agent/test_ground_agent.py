@@ -16,7 +16,7 @@ from bot.agent.agent import Agent
 from bot.agent.budget import AnswerCache
 from bot.agent.prompts import GROUND_SYSTEM, ground_prompt
 from bot.agent.tools import TOOLS
-from bot.claims.sweep import SweepOptions
+from bot.claims.options import SweepOptions
 from bot.ground.answer import ground_schema
 from bot.source.git import GitRepository, LocalSource
 from bot.usecases.ground import GroundInputs, prepare_ground

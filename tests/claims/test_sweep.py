@@ -8,11 +8,12 @@ import pytest
 from conftest import GitRepo
 
 from bot.claims import Verdict
+from bot.claims.options import SweepOptions
 from bot.claims.pages import WikiFolderError
 from bot.claims.results import SweepReport
 from bot.claims.sidecar import EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import MemorySnapshot
-from bot.claims.sweep import SweepOptions, sweep
+from bot.claims.sweep import sweep
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 from bot.usecases.claims import HandKeptClaims

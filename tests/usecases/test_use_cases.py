@@ -9,10 +9,11 @@ from collections.abc import Iterable
 import pytest
 
 from bot.claims import resolve_evidence
+from bot.claims.options import SweepOptions
 from bot.claims.results import BrokenReference, PageCoverage
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
-from bot.claims.sweep import MAX_SIDECAR_BYTES, SweepOptions, sweep
+from bot.claims.sweep import MAX_SIDECAR_BYTES, sweep
 from bot.fix.engine import recorded_head, records_last_update
 from bot.usecases.check import check
 from bot.usecases.fix import prepare_fix, run_fix
