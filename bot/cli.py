@@ -19,6 +19,7 @@ from .claims.wording import one_line, plural
 # `--version`, pays for neither the model's client, the web server, the queue, nor the other commands.
 if TYPE_CHECKING:
     from .agent.agent import Agent
+    from .agent.factory import AgentFactory
     from .settings import ModelSettings, Settings
     from .source.git import GitRepository
     from .usecases.claims import ClaimEdit, HandKeptClaims
@@ -327,18 +328,21 @@ def _claim_list(args: argparse.Namespace) -> int:
 
 def _with_agent(args: argparse.Namespace, repo: GitRepository, work: Callable[[Agent | None], Awaitable[T]]) -> T:
     """Run `work` with the agent `--model` names (else WIKIWARDEN_MODEL's; None with no model or `--model none`),
-    in an event loop of its own, and close the model's client after."""
+    in an event loop of its own, and close the model's client after. Without a model, the model's client (the
+    `agent` extra) is not needed, nor imported."""
     import asyncio  # noqa: PLC0415
 
-    from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only for the commands using it
     from .source.git import GitError  # noqa: PLC0415
 
-    factory = AgentFactory(_model_settings())
-    agent = None if args.model == "none" else factory.agent(str(repo.root), args.model)
+    settings = _model_settings()
+    model = None if args.model == "none" else (args.model or settings.model)
 
     async def run() -> T:
+        if model is None:
+            return await work(None)
+        factory = _agent_factory(settings)
         try:
-            return await work(agent)
+            return await work(factory.agent(str(repo.root), model))
         finally:
             await factory.close()
 
@@ -346,6 +350,18 @@ def _with_agent(args: argparse.Namespace, repo: GitRepository, work: Callable[[A
         return asyncio.run(run())
     except GitError as exc:
         raise UsageError(str(exc)) from exc
+
+
+def _agent_factory(settings: ModelSettings) -> AgentFactory:
+    try:
+        from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client only for a model
+    except ModuleNotFoundError as exc:
+        raise UsageError(_missing_extra(exc, "agent", "a model")) from exc
+    return AgentFactory(settings)
+
+
+def _missing_extra(exc: ModuleNotFoundError, extra: str, what: str) -> str:
+    return f"{what} needs the {extra} extra ({exc.name} is not installed): pip install 'wikiwarden[{extra}]'"
 
 
 def _model_settings() -> ModelSettings:
@@ -503,9 +519,12 @@ def _okf_sync(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     # Imported here so `wikiwarden check` (a pre-commit hook) does not pay for the web stack at start-up.
-    from aiohttp import web  # noqa: PLC0415
+    try:
+        from aiohttp import web  # noqa: PLC0415
 
-    from .web import create_app  # noqa: PLC0415
+        from .web import create_app  # noqa: PLC0415
+    except ModuleNotFoundError as exc:
+        raise UsageError(_missing_extra(exc, "app", "the GitHub App")) from exc
 
     settings = _app_settings()
     web.run_app(
@@ -521,7 +540,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _app_settings() -> Settings:
     """The App's settings from the environment, and logging set up by them (JSON, secrets scrubbed)."""
-    from .logs import configure_logging  # noqa: PLC0415
+    try:
+        from .logs import configure_logging  # noqa: PLC0415
+    except ModuleNotFoundError as exc:
+        raise UsageError(_missing_extra(exc, "app", "the GitHub App")) from exc
     from .settings import SettingsError, load_settings  # noqa: PLC0415
 
     try:
@@ -533,7 +555,10 @@ def _app_settings() -> Settings:
 
 
 def _worker(args: argparse.Namespace) -> int:
-    from .worker import main  # noqa: PLC0415
+    try:
+        from .worker import main  # noqa: PLC0415
+    except ModuleNotFoundError as exc:
+        raise UsageError(_missing_extra(exc, "app", "the GitHub App's worker")) from exc
 
     settings = _app_settings()
     if settings.queue_backend != "redis":

@@ -41,3 +41,45 @@ def test_check_imports_nothing_of_the_agent_the_web_server_or_the_queue(repo: Gi
     repo.commit("a wiki")
     for argv in (("check", "--repo", str(repo.root)), ("check", "--repo", str(repo.root), "--base", "HEAD")):
         assert _imported_by(*argv) == {"status": 0, "heavy": []}, argv
+
+
+def _without(modules: tuple[str, ...], *argv: str) -> subprocess.CompletedProcess[str]:
+    """`wikiwarden ARGV...` in a fresh interpreter where `modules` cannot be imported (an extra not installed)."""
+    code = (
+        "import sys\n"
+        f"for name in {modules!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from bot.cli import main\n"
+        f"sys.exit(main({list(argv)!r}))\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env())
+
+
+def _env() -> dict[str, str]:
+    import os
+
+    return {k: v for k, v in os.environ.items() if not k.startswith("WIKIWARDEN_")}
+
+
+def test_without_the_agent_extra_fix_runs_without_a_model_and_says_what_a_model_needs(repo: GitRepo) -> None:
+    repo.write("src/a.py", "def f():\n    return 1\n")
+    repo.write("openwiki/a.md", "# A\n\n`f` returns 1.\n")
+    repo.commit("a wiki")
+    for argv in (("fix", "--repo", str(repo.root)), ("fix", "--repo", str(repo.root), "--model", "none")):
+        done = _without(("openai",), *argv)
+        assert (done.returncode, done.stderr) == (0, ""), argv
+    done = _without(("openai",), "fix", "--repo", str(repo.root), "--model", "gpt-x")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "wikiwarden: error: a model needs the agent extra (openai is not installed): pip install 'wikiwarden[agent]'\n"
+    )
+    done = _without(("openai",), "ground", "--repo", str(repo.root), "--model", "gpt-x")
+    assert done.returncode == 2 and "pip install 'wikiwarden[agent]'" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_without_the_app_extra_serve_and_worker_say_what_to_install(command: str) -> None:
+    done = _without(("aiohttp", "pythonjsonlogger", "arq", "gidgethub"), command)
+    assert done.returncode == 2
+    assert done.stderr.startswith("wikiwarden: error: the GitHub App")
+    assert done.stderr.endswith("is not installed): pip install 'wikiwarden[app]'\n")
