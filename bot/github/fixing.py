@@ -5,11 +5,14 @@ request covers every push until it is merged), run the shared fix use case, and 
 follow-up pull request (decided in `pulls.py`, carried out in `publish.py`); then say on the check run what
 happened. Every file the fix writes is computed from the fixed commit alone (its committer date stands in
 for "now"), so a second run over the same commit proposes exactly the same files and changes nothing.
+
+`propose_fix` needs only a `FixHost`: the App's runtime (installation tokens, the operator's limits) or the GitHub
+Action's (the workflow's token, the repository's own config), so both open the same pull request the same way.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..claims.inert import prose
 from ..claims.options import SweepOptions
@@ -36,10 +39,36 @@ from .pulls import (
     plan_publication,
     proposal,
 )
-from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
+from .repo_config import CONFIG_PATH, ConfigError, RepoConfig
 
 if TYPE_CHECKING:
+    from ..fix.engine import Decider
     from .runtime import AppRuntime
+
+
+class Agents(Protocol):
+    def agent(
+        self, repo: str, model: str | None = None, *, per_run: int | None = None, per_day: int | None = None
+    ) -> Decider | None:
+        """The model deciding one fix of `repo` within these budgets; None without a model (re-anchoring only)."""
+        ...
+
+
+class FixHost(Protocol):
+    """What the fix needs of the process running it, besides a client for the repository."""
+
+    @property
+    def agents(self) -> Agents: ...
+
+    def source(self, gh: GitHubClient, full_name: str) -> GitHubSource: ...
+
+    async def bot_login(self) -> str:
+        """Whose commits on the fix branch are the bot's own (the ownership rules in `pulls.py`)."""
+        ...
+
+    async def repo_config(self, source: GitHubSource, head: GitHubSnapshot) -> RepoConfig:
+        """The repository's config at the fixed commit; ConfigError when it cannot be used."""
+        ...
 
 
 async def run_fix_job(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> None:
@@ -47,19 +76,20 @@ async def run_fix_job(rt: AppRuntime, job: Job, attempt: Attempt = ONLY_TRY) -> 
     assert isinstance(request, FixRequest)
 
     async def fix(gh: GitHubClient) -> ProposalStatus:
-        return await _fix(rt, gh, request)
+        return await propose_fix(rt, gh, request)
 
     await run_proposal(rt, job, attempt, FIX, fix)
 
 
-async def _fix(rt: AppRuntime, gh: GitHubClient, request: FixRequest) -> FixStatus:
+async def propose_fix(rt: FixHost, gh: GitHubClient, request: FixRequest) -> FixStatus:
+    """Fix what the request's change made stale and propose it as the follow-up pull request; what came of it."""
     repo_name, head_sha, target = request.repo.full_name, request.head_sha, request.target
     if target is None:
         return FixStatus(FORK)
     source = rt.source(gh, repo_name)
     head = await source.snapshot(head_sha, label=f"{target} ({head_sha[:12]})")
     try:
-        config = await read_repo_config(source, head, rt.settings)
+        config = await rt.repo_config(source, head)
     except ConfigError as exc:
         return FixStatus(f"No fix: {CONFIG_PATH} is not valid. {prose(str(exc))}")
     if request.pr_number is not None and not config.fix_pull_requests:
@@ -96,7 +126,7 @@ async def _fix(rt: AppRuntime, gh: GitHubClient, request: FixRequest) -> FixStat
 
 
 async def _publish(
-    rt: AppRuntime,
+    rt: FixHost,
     gh: GitHubClient,
     source: GitHubSource,
     head: GitHubSnapshot,

@@ -21,12 +21,13 @@ from ..jobs.requests import FixRequest, GroundRequest, RepoRef
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
-from ..source.github import GitHubSource, SourceCache
+from ..source.github import GitHubSnapshot, GitHubSource, SourceCache
 from .auth import InstallationTokens
 from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
 from .pulls import FIX, GROUND
+from .repo_config import RepoConfig, read_repo_config
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,10 @@ class AppRuntime:
     def source(self, gh: GitHubClient, full_name: str) -> GitHubSource:
         """The repository as the use cases read it, through this installation's client and the shared cache."""
         return GitHubSource(gh, full_name, self.settings.graphql_url, self.cache)
+
+    async def repo_config(self, source: GitHubSource, head: GitHubSnapshot) -> RepoConfig:
+        """The repository's `.github/wikiwarden.yml` at `head`, within this App's own limits."""
+        return await read_repo_config(source, head, self.settings)
 
     def share_through(self, redis: Any) -> None:
         """Keep the daily token budgets and the paid answers in Redis, shared by every worker."""
