@@ -97,6 +97,19 @@ def build_parser() -> argparse.ArgumentParser:
     _common(retract)
     retract.add_argument("id")
     retract.set_defaults(run=_claim_retract)
+    show = claim_commands.add_parser(
+        "show",
+        help="a claim's evidence: the text it recorded beside the text there now, and the diff",
+        description="For each evidence record: its verdict, the text its version was taken from (the working tree "
+        "when it still stands, else the --base commit, else the newest of the file's last 200 commits holding it), "
+        "and the text there now, side by side and as a diff, to decide between `claim confirm` and `claim retract`.",
+    )
+    _common(show)
+    show.add_argument("id")
+    show.add_argument("--base", metavar="REV", help="look for the recorded text in this commit, and follow the "
+                      "evidence through the change from it (renames, moves)")  # fmt: skip
+    show.add_argument("--format", choices=("text", "json"), default="text")
+    show.set_defaults(run=_claim_show)
     listing = claim_commands.add_parser("list", help="list claims, of one page or of the whole wiki")
     _common(listing)
     listing.add_argument("page", nargs="?")
@@ -287,6 +300,60 @@ def _claim_retract(args: argparse.Namespace) -> int:
         edit = claims.retract(args.id)
     print(f"retracted {args.id} from {edit.page} ({edit.sidecar})")
     return EXIT_OK
+
+
+def _claim_show(args: argparse.Namespace) -> int:
+    import shutil  # noqa: PLC0415
+
+    from .claims.sidebyside import side_by_side, unified  # noqa: PLC0415
+
+    repo, claims = _claims(args)
+    with repo:
+        shown = claims.show(args.id, args.base)
+    if args.format == "json":
+        document = {
+            "page": shown.page,
+            "id": shown.claim.id,
+            "statement": shown.claim.statement,
+            "evidence": [
+                {
+                    "resource": e.resource,
+                    "verdict": e.verdict.value,
+                    "resource_now": e.resource_now,
+                    "recorded": e.recorded,
+                    "recorded_in": e.recorded_in,
+                    "now": e.now,
+                    "error": e.error,
+                }
+                for e in shown.evidence
+            ],
+        }
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    width = max(30, (shutil.get_terminal_size((120, 24)).columns - 7) // 2)
+    print(f"{one_line(shown.claim.id)}  {one_line(shown.page)}")
+    print(f"  {one_line(shown.claim.statement)}")
+    attention = False
+    for e in shown.evidence:
+        attention = attention or e.verdict.needs_attention
+        moved = f", now at {one_line(e.resource_now)}" if e.resource_now and e.resource_now != e.resource else ""
+        print(f"\n{one_line(e.resource)}: {e.verdict.value}{moved}")
+        if e.error:
+            print(f"  {one_line(e.error)}")
+            continue
+        source = e.recorded_in if e.recorded_in == "the working tree" else f"commit {(e.recorded_in or '')[:12]}"
+        recorded = "recorded: not found in the last 200 commits" if e.recorded is None else f"recorded ({source})"
+        now = "now: gone" if e.now is None else "now"
+        print(f"  {recorded:<{width}}   {now}")
+        rows = side_by_side(e.recorded or "", e.now or "", width)
+        print("\n".join(f"  {row}" for row in rows))
+        if e.recorded is not None and e.now is not None and e.recorded != e.now:
+            print("  diff:")
+            print("\n".join(f"    {line}" for line in unified(e.recorded, e.now, "recorded", "now")))
+    if attention:
+        print(f"\nwikiwarden claim confirm {shown.claim.id}   # the statement still holds: re-baseline its evidence")
+        print(f"wikiwarden claim retract {shown.claim.id}   # it does not: remove it (and correct the page)")
+    return EXIT_ATTENTION if attention else EXIT_OK
 
 
 def _claim_list(args: argparse.Namespace) -> int:
@@ -609,6 +676,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         return int(args.run(args))
+    except BrokenPipeError:  # `wikiwarden claim list | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (UsageError, GitError, ClaimsError, EvidenceSecurityError, LookupError, OSError, ValueError) as exc:
         print(f"wikiwarden: error: {_in_words(exc)}", file=sys.stderr)
         return EXIT_USAGE

@@ -56,3 +56,17 @@ def track_evidence(resource: str, before: bytes | None, after: bytes | None, pre
     old = FileText(before) if before is not None else None
     new = FileText(after) if after is not None and not res.path.endswith("/") else None
     return track(res, previous_version, ChangedFile(res.path if new is not None else None, old, new))
+
+
+def recorded_text(resource: str, version: str, content: bytes) -> str | None:
+    """The text `version` was recorded from, when `content` holds it unchanged (at the recorded lines, or moved
+    within the file); None when it does not. Raises EvidenceResourceError for a resource OpenWiki would reject."""
+    res = parse_resource(resource)
+    check_contained(res)
+    text = FileText(content)
+    if res.start is None or res.end is None:
+        return text.text if file_version(text) == version else None
+    located = locate_lines(text, (res.start, res.end), version)
+    if located is None or not located.unchanged or located.version != version:
+        return None
+    return text.join(located.start, located.end).decode("utf-8", "replace")

@@ -259,6 +259,15 @@ class GitRepository:
                     raise MissingObjectError(f"object {oid} is missing from {self.root}")
         return found
 
+    def commits_touching(self, path: str, limit: int) -> list[str]:
+        """The last `limit` commits of HEAD's history that changed `path`, newest first (none before a first
+        commit)."""
+        try:
+            out = self.git("log", f"-n{limit}", "--format=%H", "HEAD", "--", path)
+        except GitError:
+            return []
+        return out.decode().split()
+
     def snapshot(self, rev: str, label: str | None = None) -> CommitSnapshot:
         return CommitSnapshot(self, self.resolve(rev), label or rev)
 

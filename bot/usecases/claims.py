@@ -6,15 +6,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..claims.edit import add_claim, replace_evidence, retract_claim
+from ..claims.evidence import recorded_text, resolve_evidence
 from ..claims.options import SweepOptions
 from ..claims.pages import normalize_wiki_dir, page_argument, require_wiki_folder
+from ..claims.resources import parse_resource
 from ..claims.sidecar import Claim, EvidenceRecord, Sidecar
+from ..claims.snapshot import Kind
 from ..claims.sweep import Sweeper
+from ..claims.text import FileText
 from ..claims.verdicts import Verdict
 from ..source.git import GitRepository
 from ..source.localwiki import LocalWiki
 
 _FOLLOWABLE = (Verdict.FRESH, Verdict.MOVED, Verdict.COSMETIC, Verdict.STALE)
+
+
+@dataclass(frozen=True)
+class ShownEvidence:
+    """One evidence record of a claim as `claim show` presents it: what it recorded, where and what it is now."""
+
+    resource: str  # as recorded
+    verdict: Verdict
+    resource_now: str | None  # where it stands now, when it can be found
+    now: str | None  # the text there now (None: gone, or cannot be read)
+    recorded: str | None  # the text its version was taken from, when a commit still holds it
+    recorded_in: str | None  # that commit (or "the working tree" when it still stands)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ShownClaim:
+    page: str
+    claim: Claim
+    evidence: tuple[ShownEvidence, ...]
 
 
 @dataclass(frozen=True)
@@ -78,6 +102,47 @@ class HandKeptClaims:
         page = self.wiki.find(claim_id)
         updated = retract_claim(self._sidecar(page), self.wiki.read_page(page), claim_id)
         return ClaimEdit(page, self.wiki.write_sidecar(page, updated), None)
+
+    def show(self, claim_id: str, base: str | None = None, depth: int = 200) -> ShownClaim:
+        """A claim, and for each evidence record the text it recorded beside the text there now, so a person can
+        decide before `confirm` or `retract`. The recorded text is found where the version still matches: the
+        working tree, else `base` (followed through the change to now), else the last `depth` commits of its file."""
+        page = self.wiki.find(claim_id)
+        claim = next(c for c in self._sidecar(page).claims if c.id == claim_id)
+        change = self.repo.change(base) if base is not None else None
+        evaluator = Sweeper(self.wiki.snapshot, change, self.options)
+        return ShownClaim(page, claim, tuple(self._shown(evaluator, record, base, depth) for record in claim.evidence))
+
+    def _shown(self, evaluator: Sweeper, record: EvidenceRecord, base: str | None, depth: int) -> ShownEvidence:
+        result = evaluator.evaluate(record)
+        now = None
+        where = result.resource_now or record.resource  # unresolved: what stands at the recorded lines now
+        if result.verdict is not Verdict.ERROR:
+            text = self.reader.text(self.wiki.snapshot, parse_resource(where).path)
+            if isinstance(text, FileText):
+                found = resolve_evidence(where, text.data)
+                now = found.text if found is not None else None
+        if result.verdict is Verdict.ERROR:
+            return ShownEvidence(record.resource, result.verdict, None, None, None, None, result.error)
+        if result.verdict is Verdict.FRESH:
+            return ShownEvidence(record.resource, result.verdict, where, now, now, "the working tree", result.error)
+        recorded, commit = self._recorded(record, base, depth)
+        return ShownEvidence(record.resource, result.verdict, where, now, recorded, commit, result.error)
+
+    def _recorded(self, record: EvidenceRecord, base: str | None, depth: int) -> tuple[str | None, str | None]:
+        """The text the record's version was taken from, and the commit holding it: `base`, else the newest of the
+        file's last `depth` commits that holds it unchanged."""
+        path = parse_resource(record.resource).path
+        commits = [base] if base is not None else self.repo.commits_touching(path, depth)
+        for commit in commits:
+            snapshot = self.repo.snapshot(commit)
+            entry = snapshot.entry(path)
+            if entry is None or entry.kind is not Kind.FILE or (entry.size or 0) > self.options.max_file_bytes:
+                continue
+            text = recorded_text(record.resource, record.version, snapshot.read(path))
+            if text is not None:
+                return text, commit
+        return None, None
 
     def list(self, page_arg: str | None = None) -> list[tuple[str, Claim]]:
         page = page_argument(page_arg, self.wiki_dir) if page_arg else None
