@@ -329,7 +329,7 @@ def _claim_show(args: argparse.Namespace) -> int:
             ],
         }
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-        return EXIT_OK
+        return EXIT_ATTENTION if any(e.verdict.needs_attention for e in shown.evidence) else EXIT_OK
     width = max(30, (shutil.get_terminal_size((120, 24)).columns - 7) // 2)
     print(f"{one_line(shown.claim.id)}  {one_line(shown.page)}")
     print(f"  {one_line(shown.claim.statement)}")

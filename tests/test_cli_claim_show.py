@@ -59,7 +59,9 @@ def test_a_stale_claim_shows_the_recorded_text_from_history_beside_the_text_now(
     assert "    -MAX_ATTEMPTS = 3\n    +MAX_ATTEMPTS = 5\n" in run.out
     assert f"wikiwarden claim confirm {tried}" in run.out and f"wikiwarden claim retract {tried}" in run.out
 
-    shown = json.loads(cli("claim", "show", "--repo", repo.root, wait, "--format", "json").out)
+    as_json = cli("claim", "show", "--repo", repo.root, wait, "--format", "json")
+    assert as_json.code == 1  # as the text form: the claim needs attention
+    shown = json.loads(as_json.out)
     assert shown["id"] == wait and shown["page"] == "openwiki/retry.md"
     [evidence] = shown["evidence"]
     assert evidence["verdict"] == "unresolved"  # a full sweep cannot place a changed two-line span
