@@ -98,7 +98,7 @@ def render_plan_text(work: Sequence[GroundWork], waiting: Sequence[str]) -> str:
             lines.append("  no candidate evidence: the page names no path or definition of the code")
     if waiting:
         lines.append(f"left for a later run: {plural(len(waiting), 'more page')} without claims")
-    return "\n".join(lines) + "\n"
+    return "".join(line + "\n" for line in lines)
 
 
 def render_result_text(pages: Sequence[PageGrounding], waiting: Sequence[str], written: Sequence[str]) -> str:
@@ -120,7 +120,7 @@ def render_result_text(pages: Sequence[PageGrounding], waiting: Sequence[str], w
         lines.append(f"Wrote {plural(len(written), 'file')}: " + ", ".join(one_line(w) for w in written))
     if waiting:
         lines.append(f"left for the next run: {plural(len(waiting), 'more page')} without claims")
-    return "\n".join(lines) + "\n"
+    return "".join(line + "\n" for line in lines)
 
 
 def dumps(document: dict[str, Any]) -> str:
