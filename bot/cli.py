@@ -203,6 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dir", metavar="PATH", help="where to build it (default: a new temporary folder)")
     demo.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     demo.set_defaults(run=_demo)
+
+    action = commands.add_parser(
+        "action",
+        help="run as the GitHub Action's step (action.yml): check the workflow event's change, annotate it, "
+        "write the job summary and outputs, and with fix: true propose the fix pull request",
+        description="Reads the runner's environment: GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (the change), "
+        "GITHUB_STEP_SUMMARY and GITHUB_OUTPUT (where to report) and the action's inputs (INPUT_*). Exit 0 when "
+        "nothing needs attention or the conclusion is neutral, 1 when something does, 2 when the step could not "
+        "check or could not propose the fix.",
+    )
+    action.set_defaults(run=_action)
     return parser
 
 
@@ -655,6 +666,12 @@ def _demo(args: argparse.Namespace) -> int:
     from .demo import run_demo  # noqa: PLC0415
 
     return run_demo(args.dir, args.format)
+
+
+def _action(args: argparse.Namespace) -> int:
+    from .action import run_action  # noqa: PLC0415
+
+    return run_action(os.environ)
 
 
 def _in_words(exc: Exception) -> str:

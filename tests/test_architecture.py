@@ -24,7 +24,7 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 
 CORE = {"claims", "okf", "fix", "ground"}
 INFRASTRUCTURE = {"settings", "metrics", "logs"}  # leaves every layer above the core may use
-FACES = {"cli", "demo", "web", "worker", "__main__"}
+FACES = {"cli", "demo", "web", "worker", "action", "__main__"}
 # What each part of bot/ may import (besides itself, and the package root `bot` for the version).
 ALLOWED: dict[str, set[str]] = {
     "claims": set(),
@@ -40,7 +40,9 @@ ALLOWED: dict[str, set[str]] = {
     "jobs": INFRASTRUCTURE,
     "github": CORE | {"source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
 }
-USE_CASE_CALLERS = {"bot.cli", "bot.demo", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"}
+USE_CASE_CALLERS = {
+    "bot.cli", "bot.demo", "bot.action", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"
+}  # fmt: skip
 
 
 def module_name(path: Path) -> str:

@@ -9,7 +9,7 @@ only lower the App's own (`bounded_by`): a repository cannot buy itself bigger f
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -17,7 +17,9 @@ from ..claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
 from ..claims.snapshot import Kind
 from ..okf.yaml12 import YAMLError, load_yaml, yaml_problem
 from ..settings import Settings
-from ..source.github import GitHubSnapshot, GitHubSource
+
+if TYPE_CHECKING:  # the GitHub Action reads the file from its checkout, without the App's extra
+    from ..source.github import GitHubSnapshot, GitHubSource
 
 CONFIG_PATH = ".github/wikiwarden.yml"
 MAX_CONFIG_BYTES = 64 * 1024  # the file holds a dozen settings

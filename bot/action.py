@@ -1,0 +1,622 @@
+"""The GitHub Action's one step (`wikiwarden action`, run by `action.yml`): check the change the workflow's event
+describes in the checkout, report it the ways Actions shows things (annotations, the job summary, step outputs,
+the exit status), and, when asked, propose the App's own fix pull request with the workflow's token.
+
+Everything the runner hands over is read here: the event payload (`GITHUB_EVENT_PATH`), the runner's variables
+and the action's inputs (`INPUT_*`, mapped in `action.yml`). The decisions are pure functions (the event to the
+commits to compare, the outputs, the exit status); the check and the fix are the use cases every face runs.
+
+The payload and the repository are untrusted. Commit ids and branch names are checked before git or GitHub sees
+them; every workflow command is escaped (`bot.claims.ci`); the readable report is printed between
+`::stop-commands::` markers, so no line of a page can act as a command; outputs are written with a delimiter
+that is not in their value. The token is only handed to the GitHub client, never printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import secrets
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from .claims.ci import workflow_command
+from .claims.options import SweepOptions
+from .claims.pages import normalize_wiki_dir
+from .claims.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from .agent.factory import AgentFactory
+    from .claims.results import SweepReport
+    from .claims.snapshot import Snapshot
+    from .fix.engine import Decider
+    from .github.client import GitHubClient
+    from .github.repo_config import RepoConfig
+    from .source.git import GitRepository
+    from .source.github import GitHubSnapshot, GitHubSource
+
+ZERO_SHA = "0" * 40
+GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who commits and opens pull requests with the workflow's GITHUB_TOKEN
+CONCLUSIONS = ("neutral", "failure", "action_required")
+DEFAULT_CONCLUSION = "failure"  # a step passes or fails: a check that never fails the job is easily missed
+SUMMARY_BYTES = 1 << 20  # GitHub refuses a step's job summary above 1 MiB
+EVENT_BYTES = 64 << 20
+EXIT_OK, EXIT_ATTENTION, EXIT_ERROR = 0, 1, 2
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository
+_FULL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class ActionError(Exception):
+    """The step cannot run as configured, or its event cannot be read: said in one line, exit status 2."""
+
+
+# -- the inputs ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    """The action's inputs as `action.yml` passes them (`INPUT_*`); an empty value is an input left unset."""
+
+    path: str = "."
+    wiki_dir: str | None = None  # None: the config's `wiki_dir`, else openwiki
+    conclusion: str | None = None  # None: the config's `conclusion` when it sets one, else DEFAULT_CONCLUSION
+    fix: bool = False
+    token: str | None = field(default=None, repr=False)
+    bot_login: str = GITHUB_ACTIONS_LOGIN
+    model: str | None = None
+    openai_base_url: str | None = None
+    openai_api_key: str | None = field(default=None, repr=False)
+    mutation_spacing_seconds: float = 1.0
+
+
+def _flag(name: str, value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    raise ActionError(f"input {name} must be true or false, not {value.strip()[:40]!r}")
+
+
+def read_inputs(env: Mapping[str, str]) -> ActionInputs:
+    """The inputs from the environment, checked (ActionError naming the input that cannot be used)."""
+
+    def given(name: str) -> str | None:
+        value = env.get(f"INPUT_{name}", "").strip()
+        return value or None
+
+    conclusion = given("CONCLUSION")
+    if conclusion is not None and conclusion not in CONCLUSIONS:
+        raise ActionError(f"input conclusion must be one of {', '.join(CONCLUSIONS)}, not {conclusion[:40]!r}")
+    wiki_dir = given("WIKI_DIR")
+    if wiki_dir is not None:
+        try:
+            wiki_dir = normalize_wiki_dir(wiki_dir)
+        except ValueError as exc:
+            raise ActionError(f"input wiki-dir: {exc}") from None
+    spacing = env.get("WIKIWARDEN_MUTATION_SPACING_SECONDS", "").strip() or "1.0"
+    try:
+        mutation_spacing = float(spacing)
+    except ValueError:
+        raise ActionError("WIKIWARDEN_MUTATION_SPACING_SECONDS must be a number of seconds") from None
+    return ActionInputs(
+        path=given("PATH") or ".",
+        wiki_dir=wiki_dir,
+        conclusion=conclusion,
+        fix=_flag("fix", given("FIX") or "false"),
+        token=given("TOKEN"),
+        bot_login=given("BOT_LOGIN") or GITHUB_ACTIONS_LOGIN,
+        model=given("MODEL"),
+        openai_base_url=given("OPENAI_BASE_URL"),
+        openai_api_key=given("OPENAI_API_KEY"),
+        mutation_spacing_seconds=max(mutation_spacing, 0.0),
+    )
+
+
+# -- the event -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EventChange:
+    """What the workflow's event asks to check, as the App reads the same event (handlers/push.py,
+    pull_request.py): the commit, the change it is compared through, and where a fix would go."""
+
+    event: str
+    head: str | None  # None: nothing to check (`skipped` says why)
+    head_label: str | None = None
+    base: str | None = None  # a commit, or (a new branch) the default branch's name; None: every claim
+    base_label: str | None = None
+    merge_base: bool = True  # compare from where head left base, as a pull request does; False: tree to tree
+    target: str | None = None  # the branch a fix goes to; None for a fork's pull request
+    pr_number: int | None = None
+    repository_id: int | None = None
+    skipped: str | None = None
+
+    @property
+    def can_fix(self) -> bool:
+        """The fix follows a push or a pull request (a fork's says why it proposes none); other events only check."""
+        return self.head is not None and self.event in ("push", "pull_request")
+
+
+def _sha(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not _SHA.fullmatch(value):
+        raise ActionError(f"the event payload's {where} is not a commit id")
+    return value
+
+
+def _name(value: Any, where: str) -> str:
+    """A branch or ref name from the payload: text git and GitHub accept, never an option or a control."""
+    if not isinstance(value, str) or not value or len(value) > 1024 or _CONTROL.search(value) or value[0] == "-":
+        raise ActionError(f"the event payload's {where} is not a branch name")
+    return value
+
+
+def _part(payload: Mapping[str, Any], *keys: str) -> Any:
+    value: Any = payload
+    for key in keys:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
+
+
+def _repository_id(payload: Mapping[str, Any]) -> int | None:
+    found = _part(payload, "repository", "id")
+    return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else None
+
+
+def change_from_event(event: str, payload: Mapping[str, Any], sha: str | None = None) -> EventChange:
+    """The change to check for `event` (GITHUB_EVENT_NAME) and its payload; `sha` (GITHUB_SHA) is checked as a
+    whole for any other event (a schedule, a manual run)."""
+    if event == "push":
+        return _push(payload)
+    if event == "pull_request":
+        return _pull_request(payload)
+    head = _sha(sha, "GITHUB_SHA") if sha else None
+    if head is None:
+        raise ActionError(f"a {event} event names no commit to check (GITHUB_SHA is not set)")
+    return EventChange(event, head, head_label=head[:12], merge_base=False, repository_id=_repository_id(payload))
+
+
+def _push(payload: Mapping[str, Any]) -> EventChange:
+    ref = _name(payload.get("ref"), "ref")
+    before, after = _sha(payload.get("before"), "before"), _sha(payload.get("after"), "after")
+    if not ref.startswith("refs/heads/"):
+        return EventChange("push", None, skipped=f"a push to {ref}, not to a branch: nothing to check")
+    if payload.get("deleted") is True or after == ZERO_SHA:
+        return EventChange("push", None, skipped="the branch was deleted: nothing to check")
+    branch = ref.removeprefix("refs/heads/")
+    default = _part(payload, "repository", "default_branch")
+    default = _name(default, "repository.default_branch") if default is not None else None
+    if payload.get("created") is True or before == ZERO_SHA:
+        # A new branch: its own commits, from where it left the default branch; a new default branch: everything.
+        new_default = default is None or branch == default
+        base, merge_base, base_label = (None, True, None) if new_default else (default, True, default)
+    elif payload.get("forced") is True:
+        base, merge_base, base_label = before, False, f"before the force-push ({before[:12]})"
+    else:
+        base, merge_base, base_label = before, True, before[:12]
+    return EventChange(
+        "push", after, head_label=f"{branch} ({after[:12]})", base=base, base_label=base_label,
+        merge_base=merge_base, target=branch, repository_id=_repository_id(payload),
+    )  # fmt: skip
+
+
+def _pull_request(payload: Mapping[str, Any]) -> EventChange:
+    pull = payload.get("pull_request")
+    if not isinstance(pull, Mapping):
+        raise ActionError("the event payload has no pull_request")
+    number = pull.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
+        raise ActionError("the event payload's pull_request.number is not a number")
+    if payload.get("action") == "closed":
+        return EventChange("pull_request", None, pr_number=number, skipped=f"#{number} was closed: nothing to check")
+    head = _sha(_part(pull, "head", "sha"), "pull_request.head.sha")
+    base = _sha(_part(pull, "base", "sha"), "pull_request.base.sha")
+    head_ref = _name(_part(pull, "head", "ref"), "pull_request.head.ref")
+    base_ref = _name(_part(pull, "base", "ref"), "pull_request.base.ref")
+    own = _part(payload, "repository", "full_name")
+    fork = _part(pull, "head", "repo", "full_name") != own or own is None  # a deleted fork's head repo is null
+    return EventChange(
+        "pull_request", head, head_label=f"#{number} ({head[:12]})", base=base, base_label=base_ref,
+        merge_base=True, target=None if fork else head_ref, pr_number=number, repository_id=_repository_id(payload),
+    )  # fmt: skip
+
+
+# -- what the step reports -------------------------------------------------------------------------------------
+
+
+def conclusion_for(inputs: ActionInputs, configured: str | None) -> str:
+    """The input's conclusion, else the one `.github/wikiwarden.yml` sets (`configured`), else DEFAULT_CONCLUSION."""
+    return inputs.conclusion or configured or DEFAULT_CONCLUSION
+
+
+def exit_status(needs_attention: bool, conclusion: str) -> int:
+    """A job step has no neutral or "action required" state: neutral passes (the annotations and the summary still
+    say what needs attention), failure and action_required fail the step."""
+    return EXIT_ATTENTION if needs_attention and conclusion != "neutral" else EXIT_OK
+
+
+def output_values(report: SweepReport) -> dict[str, str]:
+    """The step's outputs for a check: claims per verdict, and the counts a workflow branches on."""
+    summary = report.summary
+    values = {verdict.value: str(summary[verdict.value]) for verdict in Verdict}
+    values.update(
+        claims=str(summary["claims"]),
+        touched=str(summary["touched"]),
+        **{"broken-references": str(summary["broken_references"]), "unreadable-sidecars": str(summary["page_errors"])},
+    )
+    values["needs-attention"] = "true" if report.needs_attention else "false"
+    return values
+
+
+def format_outputs(values: Mapping[str, str], delimiter: str) -> str:
+    """`GITHUB_OUTPUT` lines in the multi-line form (`name<<DELIMITER`), so no value can end its own entry early or
+    write another output: the delimiter must not be a line of any value (the caller draws a random one)."""
+    lines = []
+    for name, value in values.items():
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", name):
+            raise ValueError(f"not an output name: {name!r}")
+        if delimiter in value.splitlines() or delimiter in name:
+            raise ValueError("the delimiter occurs in an output")
+        lines += [f"{name}<<{delimiter}", value, delimiter]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
+    """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary."""
+    from .claims.report import render_markdown  # noqa: PLC0415 - with the rest of the report's code
+
+    limit = limit_bytes
+    while True:
+        text = render_markdown(report, limit=limit)
+        size = len(text.encode())
+        if size <= limit_bytes:
+            return text
+        limit = max(limit * limit_bytes // size - 1024, 0)  # non-ASCII text takes more bytes than characters
+
+
+def fix_summary(text: str, url: str | None) -> str:
+    """The fix's section of the job summary (`text` is inert Markdown: the App's note on its check run)."""
+    link = f"\n\n{url}" if url else ""
+    return f"\n### Wikiwarden fix\n\n{text}{link}\n"
+
+
+def wants_fix(report: SweepReport) -> bool:
+    """Whether the check found anything the fix can act on: evidence to re-anchor, or a claim to re-verify."""
+    return any(
+        claim.verdict is not Verdict.FRESH and claim.verdict is not Verdict.ERROR for _, claim in report.claims()
+    )
+
+
+# -- the step ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Runner:
+    """Where the step writes: the log (workflow commands), the job summary and the outputs files."""
+
+    out: TextIO
+    summary_path: str | None
+    output_path: str | None
+
+    def command(self, command: str, message: str, **properties: str | int | None) -> None:
+        self.out.write(workflow_command(command, message, **properties) + "\n")
+
+    def error(self, message: str) -> None:
+        self.command("error", message, title="Wikiwarden")
+
+    def log_untrusted(self, title: str, text: str) -> None:
+        """Print text holding repository content, with workflow commands off while it is printed: the runner
+        acts on no line of it until it sees the random token that turns them back on."""
+        token = secrets.token_hex(16)
+        self.out.write(f"::group::{title}\n::stop-commands::{token}\n{text.rstrip()}\n::{token}::\n::endgroup::\n")
+
+    def append_summary(self, markdown: str) -> None:
+        if self.summary_path:
+            with open(self.summary_path, "a", encoding="utf-8") as summary:
+                summary.write(markdown)
+
+    def set_outputs(self, values: Mapping[str, str]) -> None:
+        if self.output_path:
+            text = format_outputs(values, f"ghadelimiter_{secrets.token_hex(16)}")
+            with open(self.output_path, "a", encoding="utf-8") as outputs:
+                outputs.write(text)
+
+
+def run_action(env: Mapping[str, str], out: TextIO = sys.stdout) -> int:
+    """The step: 0 when nothing needs attention (or the conclusion is neutral), 1 when something does, 2 when
+    the step could not check or could not propose the fix it was asked for (an `::error::` says why)."""
+    runner = Runner(out, env.get("GITHUB_STEP_SUMMARY") or None, env.get("GITHUB_OUTPUT") or None)
+    try:
+        return asyncio.run(_run(env, runner))
+    except ActionError as exc:
+        runner.error(str(exc))
+        return EXIT_ERROR
+    finally:
+        out.flush()
+
+
+def _event(env: Mapping[str, str]) -> tuple[EventChange, str]:
+    """The event's change, and the repository (`owner/name`) the step runs for."""
+    name, path, repository = env.get("GITHUB_EVENT_NAME"), env.get("GITHUB_EVENT_PATH"), env.get("GITHUB_REPOSITORY")
+    if not name or not path or not repository:
+        raise ActionError("not running as a GitHub Actions step: GITHUB_EVENT_NAME, _EVENT_PATH or _REPOSITORY unset")
+    if not _FULL_NAME.fullmatch(repository):
+        raise ActionError("GITHUB_REPOSITORY is not owner/name")
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(EVENT_BYTES + 1)
+        if len(raw) > EVENT_BYTES:
+            raise ActionError("the event payload is too large to read")
+        payload = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise ActionError(f"cannot read the event payload GITHUB_EVENT_PATH names: {type(exc).__name__}") from None
+    if not isinstance(payload, dict):
+        raise ActionError("the event payload is not a JSON object")
+    return change_from_event(name, payload, env.get("GITHUB_SHA")), repository
+
+
+async def _run(env: Mapping[str, str], runner: Runner) -> int:
+    from .claims.errors import ClaimsError  # noqa: PLC0415 - what the check may raise on purpose
+    from .claims.pages import WikiFolderError  # noqa: PLC0415
+    from .source.git import GitError, GitRepository  # noqa: PLC0415
+
+    inputs = read_inputs(env)
+    change, repository = _event(env)
+    if change.skipped is not None:
+        runner.command("notice", change.skipped, title="Wikiwarden")
+        return EXIT_OK
+    if inputs.fix and not inputs.token:
+        raise ActionError("fix: true needs a token that may write contents and pull requests (input token)")
+    assert change.head is not None
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
+    try:
+        repo = GitRepository(workspace / inputs.path)
+    except GitError as exc:
+        raise ActionError(f"the checkout: {exc}") from None
+    with repo:
+        try:
+            report, config, configured = await _check(repo, change, inputs, runner)
+        except (GitError, WikiFolderError, ClaimsError) as exc:
+            raise ActionError(_checkout_problem(repo, exc)) from None
+    conclusion = conclusion_for(inputs, configured)
+    _report(report, runner)
+    status = exit_status(report.needs_attention, conclusion)
+    if inputs.fix:
+        if not change.can_fix:
+            runner.command("notice", f"No fix: the fix follows push and pull_request events, not {change.event}.")
+        elif wants_fix(report) and not await _fix(env, inputs, change, repository, config, runner):
+            return EXIT_ERROR
+    return status
+
+
+def _checkout_problem(repo: GitRepository, exc: Exception) -> str:
+    """Why the checkout could not be checked, first of all when its history is too shallow to hold the commits."""
+    message = " ".join(str(exc).split())
+    if repo.is_shallow():
+        return (
+            "The checkout is too shallow for this check: set `fetch-depth: 0` on actions/checkout (it fetches one "
+            f"commit by default), so the commits this event compares are in it. ({message})"
+        )
+    return message
+
+
+async def _check(
+    repo: GitRepository, change: EventChange, inputs: ActionInputs, runner: Runner
+) -> tuple[SweepReport, RepoConfig, str | None]:
+    """The use cases' check of the event's change in the checkout; the config it was checked with (the inputs
+    over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
+    from .claims.pages import require_wiki_folder  # noqa: PLC0415
+    from .source.git import GitError, LocalSource  # noqa: PLC0415
+    from .usecases.check import check  # noqa: PLC0415
+
+    assert change.head is not None
+    source = LocalSource(repo)
+    head = await source.snapshot(change.head, label=change.head_label)
+    config = _repo_config(head)
+    configured = config.conclusion if "conclusion" in config.model_fields_set else None
+    if inputs.wiki_dir is not None:
+        config = config.model_copy(update={"wiki_dir": inputs.wiki_dir})
+    require_wiki_folder(head, config.wiki_dir)
+    base = None
+    if change.base is not None:
+        try:
+            base = _local_commit(repo, change.base)
+        except GitError:
+            if repo.is_shallow():
+                raise
+            runner.command(
+                "warning",
+                f"The base {change.base_label or change.base} is not in the checkout (a force-push's old commit is "
+                "not fetched): every claim is checked instead.",
+                title="Wikiwarden",
+            )
+    found = await source.change(base, head, merge_base=change.merge_base, label=change.base_label) if base else None
+    options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
+    return await check(source, head, found, options), config, configured
+
+
+def _local_commit(repo: GitRepository, base: str) -> str:
+    """The commit `base` names in the checkout: a commit id, or a branch (a new branch's base) as actions/checkout
+    fetches it, `origin/<branch>`."""
+    from .source.git import GitError  # noqa: PLC0415
+
+    if _SHA.fullmatch(base):
+        return repo.resolve(base)
+    try:
+        return repo.resolve(f"refs/remotes/origin/{base}")
+    except GitError:
+        return repo.resolve(f"refs/heads/{base}")
+
+
+def _repo_config(head: Snapshot) -> RepoConfig:
+    """`.github/wikiwarden.yml` at the checked commit (the defaults without one), as the App reads it."""
+    from .claims.snapshot import Kind  # noqa: PLC0415
+    from .github.repo_config import CONFIG_PATH, MAX_CONFIG_BYTES, ConfigError, parse_repo_config  # noqa: PLC0415
+
+    entry = head.entry(CONFIG_PATH)
+    try:
+        if entry is None:
+            return parse_repo_config(None)
+        if entry.kind is not Kind.FILE:
+            raise ConfigError(f"{CONFIG_PATH}: not a regular file (a symlink or a submodule)")
+        if entry.size is not None and entry.size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{CONFIG_PATH}: {entry.size:,} bytes; the file may hold at most {MAX_CONFIG_BYTES:,}")
+        return parse_repo_config(head.read(CONFIG_PATH))
+    except ConfigError as exc:
+        raise ActionError(str(exc)) from None
+
+
+def _report(report: SweepReport, runner: Runner) -> None:
+    from .claims.report import render  # noqa: PLC0415
+
+    runner.log_untrusted("Wikiwarden check", render(report, "text"))
+    runner.out.write(render(report, "github", attention_only=True))
+    runner.append_summary(job_summary(report))
+    runner.set_outputs(output_values(report))
+
+
+# -- the fix, through the App's own code -----------------------------------------------------------------------
+
+
+async def _fix(
+    env: Mapping[str, str],
+    inputs: ActionInputs,
+    change: EventChange,
+    repository: str,
+    config: RepoConfig,
+    runner: Runner,
+) -> bool:
+    """Propose the fix as the App does (`bot.github.fixing.propose_fix`), with the workflow's token; False when it
+    could not be proposed (an `::error::` says why)."""
+    try:  # the App's GitHub client: action.yml installs the app extra when fix is on
+        import aiohttp  # noqa: PLC0415
+
+        from .github.client import GitHubClient, MutationGate  # noqa: PLC0415
+        from .github.fixing import propose_fix  # noqa: PLC0415
+        from .jobs.requests import FixRequest, RepoRef  # noqa: PLC0415
+    except ModuleNotFoundError as exc:
+        raise ActionError(_missing_extra(exc, "app", "fix: true")) from None
+
+    api = (env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    graphql = env.get("GITHUB_GRAPHQL_URL") or f"{api}/graphql"
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    assert change.head is not None
+    request = FixRequest(
+        # The workflow's token belongs to an installation of GitHub Actions whose id the step is never told; the
+        # fix reads only the repository's name and address.
+        repo=RepoRef(
+            installation_id=0, full_name=repository, id=change.repository_id or 0, html_url=f"{server}/{repository}"
+        ),
+        head_sha=change.head,
+        target=change.target,
+        base=change.base,
+        base_label=change.base_label,
+        merge_base=change.merge_base,
+        pr_number=change.pr_number,
+    )
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(
+            session,
+            oauth_token=inputs.token,
+            base_url=api,
+            gate=MutationGate(inputs.mutation_spacing_seconds),  # GitHub asks for about a second between writes
+        )
+        host = TokenHost(inputs, graphql, config)
+        try:
+            status = await propose_fix(host, gh, request)
+        except Exception as exc:
+            runner.error(f"Wikiwarden could not propose the fix: {_fix_problem(exc)}")
+            return False
+        finally:
+            await host.close()
+    runner.command("notice", status.text, title="Wikiwarden fix")
+    runner.append_summary(fix_summary(status.text, status.url))
+    runner.set_outputs({"pull-request": status.url or ""})
+    return True
+
+
+def _missing_extra(exc: ModuleNotFoundError, extra: str, what: str) -> str:
+    return f"{what} needs the {extra} extra ({exc.name} is not installed): pip install 'wikiwarden[{extra}]'"
+
+
+def _fix_problem(exc: Exception) -> str:
+    """A failed fix in words: GitHub's refusal with what usually causes it, else what the App would say."""
+    from .github.checks import explain  # noqa: PLC0415
+    from .github.failures import refusal  # noqa: PLC0415
+
+    refused = refusal(exc)
+    if refused is None:
+        return explain(exc)
+    hint = ""
+    if refused.status in (401, 403, 404):
+        hint = (
+            " The token must be allowed to write contents and pull requests (`permissions: contents: write, "
+            "pull-requests: write` in the workflow), and for the workflow's GITHUB_TOKEN the repository must allow "
+            "GitHub Actions to create pull requests (Settings, Actions, General, Workflow permissions)."
+        )
+    return f"GitHub refused it ({refused.phrase}: {refused.message}).{hint}"
+
+
+class TokenHost:
+    """The fix's host in a workflow (`bot.github.fixing.FixHost`): one repository; the config the check used (the
+    same commit's file, not bounded by an operator's limits: the repository is its own operator here); the model
+    the inputs name (none: re-anchoring only); and the token's login as the bot's."""
+
+    def __init__(self, inputs: ActionInputs, graphql_url: str, config: RepoConfig) -> None:
+        from .source.github import SourceCache  # noqa: PLC0415
+
+        self.inputs = inputs
+        self.graphql_url = graphql_url
+        self.config = config
+        self.cache = SourceCache()
+        self.agents = _agents(inputs)
+
+    def source(self, gh: GitHubClient, full_name: str) -> GitHubSource:
+        from .source.github import GitHubSource  # noqa: PLC0415
+
+        return GitHubSource(gh, full_name, self.graphql_url, self.cache)
+
+    async def bot_login(self) -> str:
+        return self.inputs.bot_login
+
+    async def repo_config(self, source: GitHubSource, head: GitHubSnapshot) -> RepoConfig:
+        return self.config
+
+    async def close(self) -> None:
+        await self.agents.close()
+
+
+class _NoModel:
+    """No model configured: the fix does the deterministic work (re-anchoring) only, as the App does without one."""
+
+    def agent(
+        self, repo: str, model: str | None = None, *, per_run: int | None = None, per_day: int | None = None
+    ) -> Decider | None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+def _agents(inputs: ActionInputs) -> AgentFactory | _NoModel:
+    if inputs.model is None:
+        return _NoModel()
+    from pydantic import SecretStr  # noqa: PLC0415
+
+    from .settings import ModelSettings  # noqa: PLC0415
+
+    try:
+        from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client: the agent extra
+    except ModuleNotFoundError as exc:
+        raise ActionError(_missing_extra(exc, "agent", "a model")) from None
+
+    key = SecretStr(inputs.openai_api_key) if inputs.openai_api_key else None
+    return AgentFactory(ModelSettings(model=inputs.model, openai_base_url=inputs.openai_base_url, openai_api_key=key))
+
+
+def main() -> int:
+    return run_action(os.environ)

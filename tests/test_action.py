@@ -1,0 +1,478 @@
+"""The GitHub Action's decisions (bot/action.py), one by one: the inputs, the event payload to the change checked
+(GitHub's own example payloads, tests/data/webhooks), the outputs and their file, the exit status, the job
+summary's size, the log's stop-commands; and action.yml's shape: a composite action whose scripts take their
+inputs from `env:` only, and whose outputs are the step's."""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from apptools import example
+from conftest import GitRepo
+from fixtools import build_shop
+from ruamel.yaml import YAML
+
+from bot.action import (
+    CONCLUSIONS,
+    DEFAULT_CONCLUSION,
+    GITHUB_ACTIONS_LOGIN,
+    ActionError,
+    ActionInputs,
+    EventChange,
+    Runner,
+    change_from_event,
+    conclusion_for,
+    exit_status,
+    fix_summary,
+    format_outputs,
+    job_summary,
+    output_values,
+    read_inputs,
+    wants_fix,
+)
+from bot.claims.verdicts import Verdict
+from bot.source.git import GitRepository
+from bot.usecases.check import check_repository
+
+ACTION_YML = Path(__file__).resolve().parents[1] / "action.yml"
+SHA_A, SHA_B = "a" * 40, "b" * 40
+ZERO = "0" * 40
+
+
+# -- the inputs ------------------------------------------------------------------------------------------------
+
+
+def test_inputs_left_unset_take_their_defaults() -> None:
+    assert read_inputs({}) == ActionInputs()
+    empty = {f"INPUT_{name}": "" for name in ("PATH", "WIKI_DIR", "CONCLUSION", "FIX", "TOKEN", "BOT_LOGIN", "MODEL")}
+    inputs = read_inputs(empty)
+    assert inputs == ActionInputs()
+    assert inputs.bot_login == GITHUB_ACTIONS_LOGIN and inputs.fix is False and inputs.wiki_dir is None
+
+
+def test_inputs_are_read_and_checked() -> None:
+    inputs = read_inputs(
+        {
+            "INPUT_PATH": "site",
+            "INPUT_WIKI_DIR": "./docs/wiki/",
+            "INPUT_CONCLUSION": "neutral",
+            "INPUT_FIX": "True",
+            "INPUT_TOKEN": "ghs_secret",
+            "INPUT_BOT_LOGIN": "octo-bot",
+            "INPUT_MODEL": "m",
+            "INPUT_OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
+            "INPUT_OPENAI_API_KEY": "sk-secret",
+            "WIKIWARDEN_MUTATION_SPACING_SECONDS": "0",
+        }
+    )
+    assert inputs == ActionInputs(
+        path="site", wiki_dir="docs/wiki", conclusion="neutral", fix=True, token="ghs_secret", bot_login="octo-bot",
+        model="m", openai_base_url="http://127.0.0.1:1/v1", openai_api_key="sk-secret", mutation_spacing_seconds=0.0,
+    )  # fmt: skip
+    assert "ghs_secret" not in repr(inputs) and "sk-secret" not in repr(inputs)  # a traceback never shows them
+
+
+@pytest.mark.parametrize(
+    ("env", "problem"),
+    [
+        ({"INPUT_FIX": "yes"}, "input fix must be true or false"),
+        ({"INPUT_CONCLUSION": "success"}, "input conclusion must be one of neutral, failure, action_required"),
+        ({"INPUT_WIKI_DIR": "../elsewhere"}, "input wiki-dir"),
+        ({"WIKIWARDEN_MUTATION_SPACING_SECONDS": "soon"}, "must be a number"),
+    ],
+)
+def test_an_input_that_cannot_be_used_is_named(env: dict[str, str], problem: str) -> None:
+    with pytest.raises(ActionError, match=re.escape(problem)):
+        read_inputs(env)
+
+
+# -- the event -------------------------------------------------------------------------------------------------
+
+
+def push(**fields: Any) -> dict[str, Any]:
+    """GitHub's example branch push (`push.5`: the creation of the default branch `master`), with `fields`."""
+    data = example("push.5")
+    data.update(fields)
+    return data
+
+
+def pull(action: str = "opened", **head: Any) -> dict[str, Any]:
+    data = example("pull_request.opened.2") if action == "opened" else example(f"pull_request.{action}.1")
+    data["pull_request"]["head"].update(head)
+    return data
+
+
+def test_the_example_push_creating_the_default_branch_checks_every_claim() -> None:
+    data = example("push.5")
+    after = data["after"]
+    assert change_from_event("push", data) == EventChange(
+        "push", after, head_label=f"master ({after[:12]})", base=None, base_label=None, merge_base=True,
+        target="master", repository_id=data["repository"]["id"],
+    )  # fmt: skip
+
+
+def test_a_push_is_checked_from_before_to_after() -> None:
+    change = change_from_event("push", push(created=False, before=SHA_A, after=SHA_B))
+    assert (change.head, change.base, change.merge_base, change.base_label) == (SHA_B, SHA_A, True, SHA_A[:12])
+    assert change.target == "master" and change.pr_number is None and change.can_fix
+
+
+def test_a_force_push_is_compared_tree_to_tree() -> None:
+    change = change_from_event("push", push(created=False, forced=True, before=SHA_A, after=SHA_B))
+    assert (change.base, change.merge_base) == (SHA_A, False)
+    assert change.base_label == f"before the force-push ({SHA_A[:12]})"
+
+
+def test_a_new_branch_is_checked_from_where_it_left_the_default_branch() -> None:
+    change = change_from_event("push", push(ref="refs/heads/feature/x", after=SHA_B))
+    assert (change.base, change.merge_base, change.base_label, change.target) == ("master", True, "master", "feature/x")
+
+
+@pytest.mark.parametrize("name", ["push.1", "push.2", "push.7"])
+def test_tags_and_deleted_branches_are_not_checked(name: str) -> None:
+    change = change_from_event("push", example(name))
+    assert change.head is None and change.skipped and not change.can_fix
+
+
+def test_a_deleted_branch_is_not_checked() -> None:
+    change = change_from_event("push", push(created=False, deleted=True, before=SHA_A, after=ZERO))
+    assert change.head is None and change.skipped == "the branch was deleted: nothing to check"
+
+
+def test_a_pull_request_is_checked_from_where_it_left_its_base() -> None:
+    data = pull(sha=SHA_B)
+    data["pull_request"]["base"]["sha"] = SHA_A
+    change = change_from_event("pull_request", data)
+    number = data["pull_request"]["number"]
+    assert change == EventChange(
+        "pull_request", SHA_B, head_label=f"#{number} ({SHA_B[:12]})", base=SHA_A, base_label="master",
+        merge_base=True, target="changes", pr_number=number, repository_id=data["repository"]["id"],
+    )  # fmt: skip
+
+
+def test_a_fork_pull_request_has_no_branch_to_fix() -> None:
+    data = pull()
+    data["pull_request"]["head"]["repo"] = {**data["pull_request"]["head"]["repo"], "full_name": "someone/Hello-World"}
+    assert change_from_event("pull_request", data).target is None
+    data["pull_request"]["head"]["repo"] = None  # the fork was deleted
+    assert change_from_event("pull_request", data).target is None
+
+
+def test_a_closed_pull_request_is_not_checked() -> None:
+    assert change_from_event("pull_request", example("pull_request.closed.1")).head is None
+
+
+def test_another_event_checks_the_commit_as_a_whole() -> None:
+    change = change_from_event("workflow_dispatch", {"repository": {"id": 7}}, SHA_B)
+    assert (change.head, change.base, change.target, change.can_fix) == (SHA_B, None, None, False)
+    with pytest.raises(ActionError, match="names no commit"):
+        change_from_event("schedule", {}, None)
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "where"),
+    [
+        ("push", push(after="HEAD"), "after"),
+        ("push", push(after=SHA_A[:39] + "g"), "after"),
+        ("push", push(before=None), "before"),
+        ("push", push(ref="refs/heads/x\n::error::y"), "ref"),
+        ("push", push(ref=["refs/heads/x"]), "ref"),
+        (
+            "push",
+            push(ref="refs/heads/feature", after=SHA_B, repository={"default_branch": "--upload-pack=x"}),
+            "default_branch",
+        ),
+        ("pull_request", pull(sha="--output=/tmp/x"), "pull_request.head.sha"),
+        ("pull_request", pull(ref="-x"), "pull_request.head.ref"),
+        ("pull_request", {**pull(), "pull_request": None}, "pull_request"),
+    ],
+)
+def test_a_payload_field_that_git_or_github_should_not_see_is_refused(
+    event: str, payload: dict[str, Any], where: str
+) -> None:
+    with pytest.raises(ActionError, match=re.escape(where)):
+        change_from_event(event, copy.deepcopy(payload))
+
+
+# -- what the step reports -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("needs_attention", "conclusion", "status"),
+    [
+        (False, "failure", 0),
+        (False, "neutral", 0),
+        (True, "neutral", 0),
+        (True, "failure", 1),
+        (True, "action_required", 1),
+    ],
+)
+def test_the_exit_status_follows_the_conclusion(needs_attention: bool, conclusion: str, status: int) -> None:
+    assert exit_status(needs_attention, conclusion) == status
+
+
+def test_the_conclusion_is_the_input_else_the_config_file_else_failure() -> None:
+    assert DEFAULT_CONCLUSION in CONCLUSIONS
+    assert conclusion_for(ActionInputs(conclusion="neutral"), "failure") == "neutral"
+    assert conclusion_for(ActionInputs(), "action_required") == "action_required"
+    assert conclusion_for(ActionInputs(), None) == "failure"
+
+
+@pytest.fixture
+def shop_report(repo: GitRepo) -> Any:
+    """The shop (tests/fixtools.py) checked through its change: one claim each moved, stale, cosmetic, unresolved,
+    and the legacy page names `checkout_v1`, which the change removed."""
+    build_shop(repo)
+    with GitRepository(repo.root) as git:
+        return check_repository(git, base="v1", head="HEAD")
+
+
+def test_the_outputs_are_the_reports_counts(shop_report: Any) -> None:
+    assert output_values(shop_report) == {
+        "fresh": "0", "moved": "1", "cosmetic": "1", "stale": "1", "unresolved": "1", "error": "0", "claims": "4",
+        "touched": "4", "broken-references": "1", "unreadable-sidecars": "0", "needs-attention": "true",
+    }  # fmt: skip
+    assert wants_fix(shop_report)
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT as the runner reads it (actions/runner `SetOutputFileCommand`): `name=value` lines, and
+    `name<<DELIMITER` followed by the value's lines up to a line that is exactly the delimiter."""
+    values, lines, i = {}, text.split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value_lines = []
+            while lines[i] != delimiter:
+                value_lines.append(lines[i])
+                i += 1
+            i += 1
+            values[name] = "\n".join(value_lines)
+        else:
+            name, value = line.split("=", 1)
+            values[name] = value
+    return values
+
+
+def test_outputs_are_written_so_that_no_value_can_write_another() -> None:
+    hostile = "x\nneeds-attention=false\nname<<EOF\nforged\nEOF"
+    text = format_outputs({"pull-request": hostile, "stale": "2"}, "ghadelimiter_0123")
+    assert parse_output_file(text) == {"pull-request": hostile, "stale": "2"}
+    with pytest.raises(ValueError, match="delimiter"):
+        format_outputs({"pull-request": "a\nghadelimiter_0123\nstale=0"}, "ghadelimiter_0123")
+    with pytest.raises(ValueError, match="not an output name"):
+        format_outputs({"a\nb": "1"}, "ghadelimiter_0123")
+
+
+def test_the_runner_appends_outputs_with_a_fresh_delimiter(tmp_path: Path) -> None:
+    outputs = tmp_path / "output"
+    runner = Runner(io.StringIO(), None, str(outputs))
+    runner.set_outputs({"stale": "1"})
+    runner.set_outputs({"pull-request": "https://github.com/o/r/pull/1"})
+    text = outputs.read_text()
+    assert parse_output_file(text) == {"stale": "1", "pull-request": "https://github.com/o/r/pull/1"}
+    delimiters = re.findall(r"^[a-z-]+<<(.+)$", text, re.M)
+    assert len(set(delimiters)) == 2 and all(re.fullmatch(r"ghadelimiter_[0-9a-f]{32}", d) for d in delimiters)
+
+
+def test_repository_text_in_the_log_cannot_act_as_a_workflow_command() -> None:
+    out = io.StringIO()
+    Runner(out, None, None).log_untrusted("Wikiwarden check", "a page says\n::add-mask::x\n::error::forged\n")
+    lines = out.getvalue().splitlines()
+    token = lines[1].removeprefix("::stop-commands::")
+    assert re.fullmatch(r"[0-9a-f]{32}", token)
+    assert lines == [
+        "::group::Wikiwarden check", f"::stop-commands::{token}", "a page says", "::add-mask::x", "::error::forged",
+        f"::{token}::", "::endgroup::",
+    ]  # fmt: skip
+
+
+def test_a_notice_built_from_untrusted_text_stays_one_command() -> None:
+    out = io.StringIO()
+    Runner(out, None, None).command("notice", "branch x\n::error::forged%0A", title="a:b,c")
+    assert out.getvalue() == "::notice title=a%3Ab%2Cc::branch x%0A::error::forged%250A\n"
+
+
+def test_the_job_summary_fits_githubs_limit_in_bytes(shop_report: Any) -> None:
+    whole = job_summary(shop_report)
+    assert "The tax rate is 20%." in whole
+    cut = job_summary(shop_report, limit_bytes=600)
+    assert len(cut.encode()) <= 600 and cut != whole
+
+
+def test_the_fix_section_of_the_summary() -> None:
+    assert fix_summary("Fix pull request #3 opened: 1 updated.", "https://github.com/o/r/pull/3") == (
+        "\n### Wikiwarden fix\n\nFix pull request #3 opened: 1 updated.\n\nhttps://github.com/o/r/pull/3\n"
+    )
+    assert fix_summary("Nothing to fix.", None) == "\n### Wikiwarden fix\n\nNothing to fix.\n"
+
+
+def test_a_wiki_with_nothing_moved_or_stale_asks_no_fix(repo: GitRepo) -> None:
+    build_shop(repo)
+    with GitRepository(repo.root) as git:
+        report = check_repository(git, base="HEAD", head="HEAD")
+    assert not wants_fix(report) and output_values(report)["needs-attention"] == "false"
+
+
+# -- action.yml ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def action() -> dict[str, Any]:
+    loaded = YAML(typ="safe").load(ACTION_YML.read_text())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_action_yml_is_a_composite_action(action: dict[str, Any]) -> None:
+    assert action["name"] == "Wikiwarden" and action["description"]
+    assert action["runs"]["using"] == "composite"
+    steps = action["runs"]["steps"]
+    assert [s.get("id") for s in steps] == ["python", "install", "check"]
+    for step in steps:
+        assert ("uses" in step) != ("run" in step), step
+        if "run" in step:
+            assert step["shell"] == "bash", step  # a composite action's run step must name its shell
+    assert steps[0]["uses"].startswith("actions/setup-python@")
+    assert steps[0]["with"]["update-environment"] is False  # the job's own Python is left alone
+
+
+def test_inputs_reach_the_scripts_only_through_env(action: dict[str, Any]) -> None:
+    for step in action["runs"]["steps"]:
+        if "run" in step:
+            assert "${{" not in step["run"], step["id"]  # an expression in a script is spliced in as shell code
+    check_env = next(s for s in action["runs"]["steps"] if s.get("id") == "check")["env"]
+    for name in action["inputs"]:
+        if name != "python-version":
+            env_name = "INPUT_" + name.upper().replace("-", "_")
+            assert check_env[env_name] == f"${{{{ inputs.{name} }}}}", name
+    for name, spec in action["inputs"].items():
+        assert spec["description"] and spec["required"] is False and isinstance(spec["default"], str), name
+
+
+def test_inputs_default_as_the_command_does(action: dict[str, Any]) -> None:
+    inputs = action["inputs"]
+    env = {
+        "INPUT_" + n.upper().replace("-", "_"): spec["default"]
+        for n, spec in inputs.items()
+        if "${{" not in spec["default"]
+    }
+    assert read_inputs(env) == ActionInputs()
+    assert inputs["token"]["default"] == "${{ github.token }}"
+
+
+def test_the_outputs_are_the_check_steps(action: dict[str, Any], shop_report: Any) -> None:
+    outputs = action["outputs"]
+    for name, spec in outputs.items():
+        assert spec["value"] == f"${{{{ steps.check.outputs.{name} }}}}" and spec["description"], name
+    assert set(outputs) == set(output_values(shop_report)) | {"pull-request"}
+    assert {v.value for v in Verdict} <= set(outputs)
+
+
+# A stand-in for setup-python's interpreter: `-m venv DIR` makes DIR/bin/python (itself), any other call is
+# logged, so the install step's own shell runs as written, without a network or a package index.
+STAND_IN_PYTHON = """#!/bin/sh
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; exit 0; fi
+printf '%s\\n' "$@" > "$CALLS"
+"""
+
+
+@pytest.mark.parametrize(
+    ("fix", "model", "requirement"),
+    [
+        ("false", "", "/opt/actions/wikiwarden"),
+        ("true", "", "/opt/actions/wikiwarden[app]"),
+        ("false", "gpt-x", "/opt/actions/wikiwarden[agent]"),
+        ("true", "gpt-x", "/opt/actions/wikiwarden[app,agent]"),
+    ],
+)
+def test_the_install_step_adds_the_extras_of_what_is_asked(
+    action: dict[str, Any], tmp_path: Path, fix: str, model: str, requirement: str
+) -> None:
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "install")
+    assert step["env"] == {
+        "SETUP_PYTHON": "${{ steps.python.outputs.python-path }}", "WANTS_FIX": "${{ inputs.fix }}",
+        "WANTS_MODEL": "${{ inputs.model }}",
+    }  # fmt: skip
+    python = tmp_path / "python"
+    python.write_text(STAND_IN_PYTHON)
+    python.chmod(0o755)
+    script, output, calls = tmp_path / "install.sh", tmp_path / "output", tmp_path / "calls"
+    script.write_text(step["run"])
+    env = {
+        "PATH": os.environ["PATH"], "SETUP_PYTHON": str(python), "WANTS_FIX": fix, "WANTS_MODEL": model,
+        "GITHUB_ACTION_PATH": "/opt/actions/wikiwarden", "RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(output),
+        "CALLS": str(calls),
+    }  # fmt: skip
+    subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env, check=True)
+    venv_python = tmp_path / "wikiwarden-venv" / "bin" / "python"
+    assert calls.read_text().splitlines() == [
+        "-m", "pip", "install", "--quiet", "--disable-pip-version-check", requirement
+    ]  # fmt: skip
+    assert output.read_text() == f"python={venv_python}\n"
+
+
+# -- the step without the App's extra --------------------------------------------------------------------------
+
+
+def _step_without(
+    modules: tuple[str, ...], repo: GitRepo, tmp_path: Path, since: str = "v1", **inputs: str
+) -> subprocess.CompletedProcess[str]:
+    """`wikiwarden action` for a push from `since` to the repository's last commit, in a fresh interpreter where
+    `modules` cannot be imported (the extra that brings them is not installed)."""
+    before, after = repo.git("rev-parse", since, "HEAD").split()
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(push(created=False, before=before, after=after)))
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("WIKIWARDEN_", "GITHUB_", "INPUT_"))},
+        "GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "Codertocat/Hello-World",
+        "GITHUB_WORKSPACE": str(repo.root), "GITHUB_OUTPUT": str(tmp_path / "output"),
+        **{f"INPUT_{name.upper()}": value for name, value in inputs.items()},
+    }  # fmt: skip
+    code = (
+        "import sys\n"
+        f"for name in {modules!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from bot.cli import main\n"
+        "sys.exit(main(['action']))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, check=False
+    )
+
+
+APP_EXTRA = ("aiohttp", "gidgethub", "arq", "jwt", "pythonjsonlogger")
+AGENT_EXTRA = ("openai",)
+
+
+def test_the_check_needs_neither_the_app_nor_the_agent_extra(repo: GitRepo, tmp_path: Path) -> None:
+    build_shop(repo)
+    repo.write(".github/wikiwarden.yml", "conclusion: neutral\n")  # read without the App's modules too
+    repo.commit("config")
+    done = _step_without(APP_EXTRA + AGENT_EXTRA, repo, tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert " file=src/shop/cart.py,line=3," in done.stdout  # the stale tax rate, annotated where it changed
+    assert parse_output_file((tmp_path / "output").read_text())["stale"] == "1"
+
+
+def test_the_fix_without_the_app_extra_says_what_to_install(repo: GitRepo, tmp_path: Path) -> None:
+    build_shop(repo)
+    done = _step_without(APP_EXTRA, repo, tmp_path, fix="true", token="ghs_x", conclusion="neutral")
+    assert done.returncode == 2 and done.stderr == ""
+    assert done.stdout.splitlines()[-1] == (
+        "::error title=Wikiwarden::fix: true needs the app extra (aiohttp is not installed): pip install "
+        "'wikiwarden[app]'"
+    )
