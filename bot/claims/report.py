@@ -1,19 +1,23 @@
-"""Renders a sweep report: readable text grouped by page, markdown for a check run, and stable JSON."""
+"""Renders a sweep report: readable text grouped by page, markdown for a check run, stable JSON, and CI's formats
+(GitHub workflow commands, SARIF: bot/claims/ci.py); each can show only what needs attention."""
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
+from .attention import attention_only as needing_attention
+from .ci import render_github, render_sarif
 from .inert import code, fence, prose
-from .results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
+from .phrasing import broken_note, diff_lines, evidence_note, summary_line
+from .results import ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from .verdicts import Verdict
 from .wording import clip, one_line, plural, printable
 
 JSON_FORMAT_VERSION = 1
-_DIFF_LINES = 16
 _STATEMENT_WIDTH = 90
+FORMATS = ("text", "markdown", "json", "github", "sarif")
+ATTENTION_ONLY_NOTE = "Only what needs attention is listed."
 _ICONS = {
     Verdict.FRESH: "✓",
     Verdict.MOVED: "↪",
@@ -22,30 +26,6 @@ _ICONS = {
     Verdict.UNRESOLVED: "?",
     Verdict.ERROR: "!",
 }
-
-
-def summary_line(report: SweepReport) -> str:
-    s = report.summary
-    parts = [f"{s[v.value]} {v.value}" for v in Verdict if s[v.value]]
-    counted = f"{plural(s['claims'], 'claim')} on {plural(s['pages'], 'page')}: "
-    line = counted + (", ".join(parts) if parts else "nothing to check")
-    if report.base is not None:
-        line += f"; {s['touched']} touched by this change"
-    if s["page_errors"]:
-        line += f"; {plural(s['page_errors'], 'unreadable sidecar')}"
-    if s["broken_references"]:
-        line += f"; {plural(s['broken_references'], 'broken reference')}"
-    return line
-
-
-def _broken_note(ref: BrokenReference, changed: bool) -> str:
-    """What happened to what a reference named, in words (`renamed_to` and `target` are code's names)."""
-    if ref.what == "missing":
-        return "no such path in the repository"
-    by = " by this change" if changed else ""
-    if ref.what == "renamed" and ref.renamed_to:
-        return f"renamed{by} to {ref.renamed_to}"
-    return f"{ref.what}{by}"
 
 
 def _coverage_line(report: SweepReport) -> str | None:
@@ -77,33 +57,14 @@ def _where(evidence: EvidenceResult) -> str:
     return evidence.resource
 
 
-def _diff(old: str | None, new: str | None) -> list[str]:
-    if old is None or new is None:
-        return []
-    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=1))[2:]
-    if len(lines) > _DIFF_LINES:
-        lines = [*lines[:_DIFF_LINES], f"… {plural(len(lines) - _DIFF_LINES, 'more diff line')}"]
-    return lines
-
-
-def _evidence_note(evidence: EvidenceResult) -> str:
-    if evidence.error:
-        return evidence.error
-    notes = {
-        Verdict.MOVED: "same text, re-anchored",
-        Verdict.COSMETIC: "only line endings or trailing whitespace changed, re-anchored",
-        Verdict.STALE: "text changed",
-        Verdict.UNRESOLVED: "text or file is gone",
-    }
-    note = notes.get(evidence.verdict, "")
-    if evidence.openwiki_verdict is not None and evidence.openwiki_verdict.value != evidence.verdict.value:
-        note += f"; OpenWiki would say {evidence.openwiki_verdict.value}"
-    return note.strip("; ")
-
-
-def render_text(report: SweepReport, verbose: bool = False) -> str:
-    """A readable report grouped by page; fresh claims are counted, listed only when `verbose`."""
+def render_text(report: SweepReport, verbose: bool = False, attention_only: bool = False) -> str:
+    """A readable report grouped by page; fresh claims are counted, listed only when `verbose`; with
+    `attention_only`, only what needs attention is listed (the summary still counts everything checked)."""
+    if attention_only:
+        report = needing_attention(report)
     out = [_header(report), summary_line(report)]
+    if attention_only:
+        out.append(ATTENTION_ONLY_NOTE)
     if report.unaffected_pages:
         out.append(
             "Only claims citing what this change touched were re-checked; "
@@ -133,10 +94,10 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
             for evidence in claim.evidence:
                 if evidence.verdict is Verdict.FRESH and not verbose:
                     continue
-                note = one_line(_evidence_note(evidence))
+                note = one_line(evidence_note(evidence))
                 where = one_line(_where(evidence))
                 out.append(f"      {evidence.verdict.value}: {where}" + (f"  ({note})" if note else ""))
-                out.extend(f"        {printable(line)}" for line in _diff(evidence.old_text, evidence.new_text))
+                out.extend(f"        {printable(line)}" for line in diff_lines(evidence.old_text, evidence.new_text))
         if fresh:
             out.append(f"  ✓ {fresh} fresh")
     if report.broken_references:
@@ -144,7 +105,7 @@ def render_text(report: SweepReport, verbose: bool = False) -> str:
         out.append(f"Broken references ({len(report.broken_references)}):")
         for ref in report.broken_references:
             target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
-            note = _broken_note(ref, report.base is not None)
+            note = broken_note(ref, report.base is not None)
             out.append(f"  ✗ {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}")
     coverage = _coverage_line(report)
     if coverage:
@@ -167,9 +128,9 @@ def _md_claim(page: PageResult, claim: ClaimResult) -> list[str]:
         where = code(evidence.resource)
         if evidence.resource_now and evidence.resource_now != evidence.resource:
             where += f" → {code(evidence.resource_now)}"
-        note = _evidence_note(evidence)
+        note = evidence_note(evidence)
         lines.append(f"  - {evidence.verdict.value}: {where}" + (f" — {prose(note)}" if note else ""))
-        diff = _diff(evidence.old_text, evidence.new_text)
+        diff = diff_lines(evidence.old_text, evidence.new_text)
         if diff:  # code, shown verbatim in a fence no line of it can close
             marker = fence("\n".join(diff))
             lines += ["", "    <details><summary>what changed</summary>", "", f"    {marker}diff"]
@@ -178,8 +139,11 @@ def _md_claim(page: PageResult, claim: ClaimResult) -> list[str]:
     return lines
 
 
-def render_markdown(report: SweepReport, limit: int | None = None) -> str:
-    """The check run's summary: counts, then the claims grouped by what they need; cut safely at `limit`."""
+def render_markdown(report: SweepReport, limit: int | None = None, attention_only: bool = False) -> str:
+    """The check run's summary: counts, then the claims grouped by what they need; cut safely at `limit`. With
+    `attention_only`, the counts are the whole check's and only what needs attention is listed."""
+    if attention_only:
+        report = needing_attention(report)
     s = report.summary
     head = [
         f"**{summary_line(report)}**",
@@ -194,6 +158,8 @@ def render_markdown(report: SweepReport, limit: int | None = None) -> str:
             "Only claims citing what this change touched were re-checked; "
             f"{plural(report.unaffected_pages, 'page cites', 'pages cite')} nothing it touched.",
         ]
+    if attention_only:
+        head += ["", f"_{ATTENTION_ONLY_NOTE}_"]
     claims = report.claims()
     touched_attention = [(p, c) for p, c in claims if c.touched and c.verdict.needs_attention]
     older = [(p, c) for p, c in claims if not c.touched and c.verdict.needs_attention]
@@ -219,7 +185,7 @@ def render_markdown(report: SweepReport, limit: int | None = None) -> str:
         body += ["", f"### Broken references ({len(report.broken_references)})", ""]
         for ref in report.broken_references:
             target = "" if ref.target == ref.text else f" ({code(ref.target)})"
-            note = prose(_broken_note(ref, report.base is not None))
+            note = prose(broken_note(ref, report.base is not None))
             body.append(f"- {code(ref.page)} line {ref.line}: {code(ref.text)}{target}: {note}")
     coverage = _coverage_line(report)
     if coverage:
@@ -268,8 +234,10 @@ def _span(span: tuple[int, int] | None) -> list[int] | None:
     return list(span) if span else None
 
 
-def report_json(report: SweepReport) -> dict[str, Any]:
-    """The stable JSON document (`format_version` 1), documented in the README."""
+def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, Any]:
+    """The stable JSON document (`format_version` 1), documented in the README. With `attention_only` (which it
+    says) its lists hold only what needs attention; the summary and `needs_attention` are the whole check's."""
+    shown = needing_attention(report) if attention_only else report
     return {
         "format_version": JSON_FORMAT_VERSION,
         "mode": report.mode,
@@ -278,6 +246,7 @@ def report_json(report: SweepReport) -> dict[str, Any]:
         "wiki_dir": report.wiki_dir,
         "summary": report.summary,
         "needs_attention": report.needs_attention,
+        "attention_only": attention_only,
         "pages": [
             {
                 "page": page.page,
@@ -295,13 +264,13 @@ def report_json(report: SweepReport) -> dict[str, Any]:
                     for claim in page.claims
                 ],
             }
-            for page in report.pages
+            for page in shown.pages
         ],
-        "ungrounded_pages": list(report.ungrounded_pages),
+        "ungrounded_pages": list(shown.ungrounded_pages),
         "broken_references": [
-            ref._asdict() | {"at": list(ref.at) if ref.at else None} for ref in report.broken_references
+            ref._asdict() | {"at": list(ref.at) if ref.at else None} for ref in shown.broken_references
         ],
-        "coverage": [c._asdict() for c in report.coverage],
+        "coverage": [c._asdict() for c in shown.coverage],
     }
 
 
@@ -320,16 +289,35 @@ def _evidence_json(evidence: EvidenceResult) -> dict[str, Any]:
     }
 
 
-def render_json(report: SweepReport) -> str:
-    return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+def render_json(report: SweepReport, attention_only: bool = False) -> str:
+    return json.dumps(report_json(report, attention_only), indent=2, ensure_ascii=False) + "\n"
 
 
-def render(report: SweepReport, fmt: str, verbose: bool = False) -> str:
+def render(report: SweepReport, fmt: str, verbose: bool = False, attention_only: bool | None = None) -> str:
+    """The report in one of `FORMATS`. `attention_only` None is the format's own default: on for `github`, whose
+    annotations are for what needs a person, off for the others; `sarif` only ever holds what needs attention."""
+    only = fmt == "github" if attention_only is None else attention_only
+    if fmt == "github":
+        return render_github(report, attention_only=only)
+    if fmt == "sarif":
+        return render_sarif(report)
     if fmt == "json":
-        return render_json(report)
+        return render_json(report, attention_only=only)
     if fmt == "markdown":
-        return render_markdown(report)
-    return render_text(report, verbose=verbose)
+        return render_markdown(report, attention_only=only)
+    if fmt == "text":
+        return render_text(report, verbose=verbose, attention_only=only)
+    raise ValueError(f"unknown report format {fmt!r}; expected one of {', '.join(FORMATS)}")
 
 
-__all__ = ("render", "render_json", "render_markdown", "render_text", "report_json", "summary_line")
+__all__ = (
+    "FORMATS",
+    "render",
+    "render_github",
+    "render_json",
+    "render_markdown",
+    "render_sarif",
+    "render_text",
+    "report_json",
+    "summary_line",
+)

@@ -78,6 +78,7 @@ def test_json_document_is_stable() -> None:
         "wiki_dir",
         "summary",
         "needs_attention",
+        "attention_only",  # added in format 1: whether the lists below hold only what needs attention
         "pages",
         "ungrounded_pages",
         "broken_references",  # added in format 1 (fields are only ever added within a format version)
