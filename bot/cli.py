@@ -73,7 +73,20 @@ def build_parser() -> argparse.ArgumentParser:
     _common(check)
     check.add_argument("--base", metavar="REV", help="compare with this commit (diff-aware sweep)")
     check.add_argument("--head", metavar="REV", help="check this commit from git's objects (default: the working tree)")
-    check.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    check.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "github", "sarif"),  # bot.claims.report.FORMATS, without importing it
+        default="text",
+        help="text (default), markdown (the check run's), json, github (GitHub Actions workflow commands: "
+        "annotations), sarif (SARIF 2.1.0, for code scanning)",
+    )
+    check.add_argument(
+        "--attention-only",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="list only what needs attention: stale, unresolved or erroneous claims, unreadable sidecars, broken "
+        "references (default: on for github, off for the others; sarif only ever holds those)",
+    )
     check.add_argument("--all", action="store_true", help="with --base, also re-check claims the change cannot affect")
     check.add_argument("--verbose", "-v", action="store_true", help="text format: list fresh claims too")
     check.set_defaults(run=_check)
@@ -266,7 +279,7 @@ def _check(args: argparse.Namespace) -> int:
             report = check_repository(repo, args.base, args.head, options)
         except GitError as exc:
             raise UsageError(str(exc)) from exc
-    sys.stdout.write(render(report, args.format, verbose=args.verbose))
+    sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))
     return EXIT_ATTENTION if report.needs_attention else EXIT_OK
 
 
