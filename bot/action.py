@@ -430,8 +430,8 @@ async def _check(
                 raise
             runner.command(
                 "warning",
-                f"The base {change.base_label or change.base} is not in the checkout (a force-push's old commit is "
-                "not fetched): every claim is checked instead.",
+                f"The base {change.base_label or change.base} is not in the checkout (a force-push's old commit, or a "
+                "branch actions/checkout did not fetch): every claim is checked instead.",
                 title="Wikiwarden",
             )
     found = await source.change(base, head, merge_base=change.merge_base, label=change.base_label) if base else None
@@ -494,9 +494,11 @@ async def _fix(
     could not be proposed (an `::error::` says why)."""
     try:  # the App's GitHub client: action.yml installs the app extra when fix is on
         import aiohttp  # noqa: PLC0415
+        from gidgethub import GitHubException  # noqa: PLC0415
 
         from .github.client import GitHubClient, MutationGate  # noqa: PLC0415
         from .github.fixing import propose_fix  # noqa: PLC0415
+        from .github.publish import BranchRace  # noqa: PLC0415
         from .jobs.requests import FixRequest, RepoRef  # noqa: PLC0415
     except ModuleNotFoundError as exc:
         raise ActionError(_missing_extra(exc, "app", "fix: true")) from None
@@ -528,7 +530,7 @@ async def _fix(
         host = TokenHost(inputs, graphql, config)
         try:
             status = await propose_fix(host, gh, request)
-        except Exception as exc:
+        except (GitHubException, aiohttp.ClientError, TimeoutError, BranchRace) as exc:  # else a bug: its traceback
             runner.error(f"Wikiwarden could not propose the fix: {_fix_problem(exc)}")
             return False
         finally:

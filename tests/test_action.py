@@ -476,3 +476,18 @@ def test_the_fix_without_the_app_extra_says_what_to_install(repo: GitRepo, tmp_p
         "::error title=Wikiwarden::fix: true needs the app extra (aiohttp is not installed): pip install "
         "'wikiwarden[app]'"
     )
+
+
+def test_the_readmes_workflow_is_ready_to_use(action: dict[str, Any]) -> None:
+    readme = (ACTION_YML.parent / "README.md").read_text()
+    section = readme.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"`\.github/workflows/wikiwarden\.yml`:\n\n```yaml\n(.*?)```", section, re.S)
+    assert block is not None
+    workflow = YAML(typ="safe").load(block[1])
+    assert set(workflow[True if True in workflow else "on"]) == {"push", "pull_request"}  # YAML 1.1 reads `on` as true
+    assert workflow["permissions"] == {"contents": "write", "pull-requests": "write"}
+    checkout, wikiwarden = workflow["jobs"]["wiki"]["steps"]
+    assert checkout["uses"].startswith("actions/checkout@") and checkout["with"]["fetch-depth"] == 0
+    assert wikiwarden["uses"].startswith("wikiwarden/wikiwarden@") and set(wikiwarden["with"]) <= set(action["inputs"])
+    for name in action["inputs"]:  # every input is documented in the section's table
+        assert re.search(rf"^\| [^|]*`{name}`", section, re.M), name

@@ -364,3 +364,28 @@ async def test_a_shallow_checkout_says_to_fetch_the_whole_history(
         "actions/checkout (it fetches one commit by default), so the commits this event compares are in it."
     )
     assert step.summary == "" and set(step.outputs.values()) == {""}
+
+
+async def test_a_fix_github_refuses_fails_the_step_saying_what_the_token_needs(
+    actions_github: FakeGitHub, shop: Shop, tmp_path: Path
+) -> None:
+    shop.local.git("checkout", "-q", "master")
+    shop.local.git("merge", "-q", "--ff-only", "changes")
+    publish(shop.remote, shop.local, "master")
+    refusal = "GitHub Actions is not permitted to create or approve pull requests."
+    actions_github.fail_next("POST", r"/pulls$", 403, body={"message": refusal, "documentation_url": "https://docs"})
+    env = github_env(actions_github, workflow_token(actions_github), GITHUB_SHA=shop.head)
+
+    step = await run_check_step(
+        tmp_path, shop.local.root, "push", push_event(shop), {"fix": "true", "conclusion": "neutral"}, env
+    )
+
+    assert (step.status, step.stderr) == (2, "")
+    assert annotations(step.stdout)[-1] == (
+        f"::error title=Wikiwarden::Wikiwarden could not propose the fix: GitHub refused it (403 Forbidden: {refusal}). "
+        "The token must be allowed to write contents and pull requests (`permissions: contents: write, "
+        "pull-requests: write` in the workflow), and for the workflow's GITHUB_TOKEN the repository must allow "
+        "GitHub Actions to create pull requests (Settings, Actions, General, Workflow permissions)."
+    )
+    assert step.outputs["stale"] == "2" and step.outputs["pull-request"] == ""  # the check's report stands
+    assert step.summary.startswith("**3 claims on 2 pages") and "Wikiwarden fix" not in step.summary
