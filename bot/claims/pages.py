@@ -30,7 +30,7 @@ def wiki_folder_problem(snapshot: Snapshot, wiki_dir: str) -> str | None:
     A check of a folder that is not there would find no page and pass, and OpenWiki neither reads nor writes a
     wiki or its claims through a symlink (a walk skips them, so they too would pass unchecked).
     """
-    where = "the working tree" if snapshot.commit is None else snapshot.label
+    where = snapshot.label if snapshot.commit is not None else f"the {snapshot.label}"  # the working tree, the index
     found = snapshot.entry(wiki_dir)
     if found is None:
         return f"the wiki folder {wiki_dir}/ does not exist in {where}; name it with --wiki-dir"

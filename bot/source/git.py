@@ -5,7 +5,8 @@ by blob id, and their sizes through one `--batch-check` process; trees come from
 sizes, so listing a tree reads no blob (in a partial clone, `--long` would fetch every one). Only what the
 wiki cites is read, and a blob the object store lacks is an error on the claims citing it. Changes come
 from `git diff -M` (git's rename detection). The working tree is a snapshot too, so uncommitted changes
-can be checked before they are committed.
+can be checked before they are committed, and so is git's index, so a pre-commit hook checks what the commit
+will hold (staged edits, not unstaged ones).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
+# The empty blob's id (SHA-1 and SHA-256 repositories): `git add -N` records it as a placeholder in the index.
+_EMPTY_BLOBS = frozenset(
+    ("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813")
+)
 SHALLOW_HISTORY = (
     "this clone's history is shallow, so older commits are not in it; fetch more of it (`git fetch --deepen=100`, "
     "or `git fetch --unshallow`; on GitHub Actions, `fetch-depth: 0` for actions/checkout)"
@@ -224,6 +229,49 @@ class GitRepository:
             self._trees[commit] = listing
         return listing
 
+    def index(self) -> dict[str, TreeEntry]:
+        """Every file, symlink and submodule of git's index (the one GIT_INDEX_FILE names, as `git commit -a` sets
+        for its hooks), by path: what a commit would record now. Read afresh at each call, since staging changes it.
+
+        An entry added with `git add -N` is left out, as a commit leaves it out; unmerged paths (a conflict in
+        progress) are a GitError, since nothing is staged for them until the conflict is resolved.
+        """
+        listing: dict[str, TreeEntry] = {}
+        unmerged: list[str] = []
+        for record in self.git("ls-files", "--stage", "-z").split(b"\0"):
+            if not record:
+                continue
+            meta, _, name = record.partition(b"\t")
+            mode, oid, stage = meta.split()
+            path = name.decode("utf-8", "surrogateescape")
+            if stage != b"0":
+                unmerged.append(path)
+            else:
+                listing[path] = TreeEntry(mode.decode(), oid.decode())
+        if unmerged:
+            named = ", ".join(dict.fromkeys(unmerged[:5])) + (", …" if len(set(unmerged)) > 5 else "")
+            raise GitError(f"the index has unmerged paths ({named}): resolve the conflict and stage the result first")
+        if any(entry.oid in _EMPTY_BLOBS for entry in listing.values()):
+            for path in self._intended_only():
+                listing.pop(path, None)
+        return listing
+
+    def _intended_only(self) -> set[str]:
+        """Paths added with `git add -N`: new in the index only when intent-to-add entries are made visible."""
+
+        def added(*flags: str) -> set[str]:
+            out = self.git("diff", "--cached", "--name-only", "-z", "--no-renames", "--diff-filter=A", *flags, "--")
+            return {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+
+        return added("--ita-visible-in-index") - added()
+
+    def head_commit(self) -> str | None:
+        """HEAD's commit id; None before the first commit (an unborn branch)."""
+        try:
+            return self.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").decode().strip()
+        except GitError:
+            return None
+
     def sizes(self, oids: Iterable[str]) -> dict[str, int | None]:
         """Sizes by blob id, None for a blob the object store lacks; one pipelined `--batch-check` for what is not
         known yet (a partial clone fetches the blobs it lacks here, and only those)."""
@@ -274,18 +322,29 @@ class GitRepository:
     def worktree(self) -> WorktreeSnapshot:
         return WorktreeSnapshot(self.root)
 
-    def change(self, base: str, head: str | None = None, label: str | None = None) -> Change:
-        """The change from commit `base` to commit `head` (the working tree when None), with its base snapshot."""
-        base_snapshot = self.snapshot(base, label)
-        return Change(base_snapshot, self.changes(base_snapshot.commit, head))
+    def staged(self) -> IndexSnapshot:
+        return IndexSnapshot(self)
 
-    def changes(self, base: str, head: str | None = None) -> tuple[FileChange, ...]:
-        """Files that differ from commit `base` to commit `head`, or to the working tree when `head` is None.
+    def change(self, base: str, head: str | None = None, label: str | None = None, *, staged: bool = False) -> Change:
+        """The change from commit `base` to commit `head` (the working tree when None, the index when `staged`),
+        with its base snapshot."""
+        base_snapshot = self.snapshot(base, label)
+        return Change(base_snapshot, self.changes(base_snapshot.commit, head, staged=staged))
+
+    def changes(self, base: str, head: str | None = None, *, staged: bool = False) -> tuple[FileChange, ...]:
+        """Files that differ from commit `base` to commit `head`, or to the index when `staged`, or to the working
+        tree when neither.
 
         Renames come from git's rename detection. Against the working tree, untracked files (not
-        ignored) count as added, since code moved into a new file is part of the change.
+        ignored) count as added, since code moved into a new file is part of the change; against the index,
+        only what is staged counts, as only that will be committed.
         """
-        args = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv", base]
+        if staged and head is not None:
+            raise ValueError("a change ends at a commit or at the index, not both")
+        args = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv"]
+        if staged:
+            args.append("--cached")
+        args.append(base)
         if head is not None:
             args.append(head)
         fields = self.git(*args, "--").split(b"\0")
@@ -309,23 +368,23 @@ class GitRepository:
                 changes.append(FileChange(None, new_path))
             else:
                 changes.append(FileChange(old_path, new_path))
-        if head is None:
+        if head is None and not staged:
             untracked = self.git("ls-files", "-z", "--others", "--exclude-standard", "--full-name")
             changes.extend(FileChange(None, p.decode("utf-8", "surrogateescape")) for p in untracked.split(b"\0") if p)
         return tuple(changes)
 
 
-class CommitSnapshot:
-    """A commit's tree read from git's objects alone: no checkout, no working tree needed."""
+class _StoredSnapshot:
+    """Paths listed with their blob ids, the blobs read from git's object store: a commit's tree, or the index."""
 
-    def __init__(self, repo: GitRepository, commit: str, label: str | None = None) -> None:
-        self.repo = repo
-        self.commit = commit
-        self.label = commit if label is None or label == commit else f"{label} ({commit[:12]})"
+    repo: GitRepository
+
+    def _listing(self) -> dict[str, TreeEntry]:
+        raise NotImplementedError
 
     @cached_property
     def _tree(self) -> dict[str, TreeEntry]:
-        return self.repo.tree(self.commit)
+        return self._listing()
 
     @cached_property
     def _symlinks(self) -> set[str]:
@@ -378,6 +437,35 @@ class CommitSnapshot:
                 if self._under_symlink(path):
                     continue
                 yield path, Entry(found.kind)  # no size: listing a folder reads no blob
+
+
+class CommitSnapshot(_StoredSnapshot):
+    """A commit's tree read from git's objects alone: no checkout, no working tree needed."""
+
+    def __init__(self, repo: GitRepository, commit: str, label: str | None = None) -> None:
+        self.repo = repo
+        self.commit = commit
+        self.label = commit if label is None or label == commit else f"{label} ({commit[:12]})"
+
+    def _listing(self) -> dict[str, TreeEntry]:
+        return self.repo.tree(self.commit)
+
+
+class IndexSnapshot(_StoredSnapshot):
+    """git's index, read once (its listing) and from git's objects (its blobs, written by `git add`): what the next
+    commit will hold. An unstaged edit or an untracked file is not in it; a file staged, then deleted from disk, is.
+    """
+
+    def __init__(self, repo: GitRepository) -> None:
+        self.repo = repo
+        self.label = "index"
+        self.commit: str | None = None  # not a commit: no other snapshot's change ends here
+
+    def _listing(self) -> dict[str, TreeEntry]:
+        return self.repo.index()
+
+    def paths(self) -> list[str]:
+        return list(self._tree)
 
 
 class WorktreeSnapshot:
@@ -453,12 +541,12 @@ class LocalSource:
     async def change(
         self, base: str, head: Snapshot, *, merge_base: bool = False, label: str | None = None
     ) -> Change | None:
-        """The change from `base` to `head` (a commit, or the working tree); `merge_base` starts it where the
-        two histories met, as a pull request's change does."""
+        """The change from `base` to `head` (a commit, the index or the working tree); `merge_base` starts it
+        where the two histories met, as a pull request's change does."""
         start = base
         if merge_base:
             start = self.repo.git("merge-base", "--end-of-options", base, head.commit or "HEAD").decode().strip()
-        return self.repo.change(start, head.commit, label or base)
+        return self.repo.change(start, head.commit, label or base, staged=isinstance(head, IndexSnapshot))
 
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
         snapshot.prefetch(paths)
@@ -466,5 +554,7 @@ class LocalSource:
     def files(self, snapshot: Snapshot) -> list[str]:
         if snapshot.commit is not None:
             return list(self.repo.tree(snapshot.commit))
+        if isinstance(snapshot, IndexSnapshot):
+            return snapshot.paths()
         tracked = self.repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         return [p.decode("utf-8", "surrogateescape") for p in tracked.split(b"\0") if p]
