@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import secrets
 import sys
@@ -42,10 +41,10 @@ if TYPE_CHECKING:
 
 ZERO_SHA = "0" * 40
 GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who commits and opens pull requests with the workflow's GITHUB_TOKEN
-CONCLUSIONS = ("neutral", "failure", "action_required")
+CONCLUSIONS = ("neutral", "failure", "action_required")  # RepoConfig.conclusion's values
 DEFAULT_CONCLUSION = "failure"  # a step passes or fails: a check that never fails the job is easily missed
 SUMMARY_BYTES = 1 << 20  # GitHub refuses a step's job summary above 1 MiB
-EVENT_BYTES = 64 << 20
+EVENT_BYTES = 64 << 20  # a payload is a few kilobytes; GitHub sends at most 25 MB
 EXIT_OK, EXIT_ATTENTION, EXIT_ERROR = 0, 1, 2
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository
 _FULL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
@@ -273,9 +272,10 @@ def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
     while True:
         text = render_markdown(report, limit=limit)
         size = len(text.encode())
-        if size <= limit_bytes:
+        if size <= limit_bytes or limit == 0:
             return text
-        limit = max(limit * limit_bytes // size - 1024, 0)  # non-ASCII text takes more bytes than characters
+        # Non-ASCII text takes more bytes than characters: cut in proportion, and always by something.
+        limit = max(min(limit - 1, limit * limit_bytes // size), 0)
 
 
 def fix_summary(text: str, url: str | None) -> str:
@@ -618,7 +618,3 @@ def _agents(inputs: ActionInputs) -> AgentFactory | _NoModel:
 
     key = SecretStr(inputs.openai_api_key) if inputs.openai_api_key else None
     return AgentFactory(ModelSettings(model=inputs.model, openai_base_url=inputs.openai_base_url, openai_api_key=key))
-
-
-def main() -> int:
-    return run_action(os.environ)

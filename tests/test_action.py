@@ -13,7 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from apptools import example
@@ -40,6 +40,7 @@ from bot.action import (
     wants_fix,
 )
 from bot.claims.verdicts import Verdict
+from bot.github.repo_config import RepoConfig
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 
@@ -221,6 +222,7 @@ def test_the_exit_status_follows_the_conclusion(needs_attention: bool, conclusio
 
 
 def test_the_conclusion_is_the_input_else_the_config_file_else_failure() -> None:
+    assert get_args(RepoConfig.model_fields["conclusion"].annotation) == CONCLUSIONS  # the same words as the App's
     assert DEFAULT_CONCLUSION in CONCLUSIONS
     assert conclusion_for(ActionInputs(conclusion="neutral"), "failure") == "neutral"
     assert conclusion_for(ActionInputs(), "action_required") == "action_required"
