@@ -134,11 +134,7 @@ class EventChange:
     pr_number: int | None = None
     repository_id: int | None = None
     skipped: str | None = None
-
-    @property
-    def can_fix(self) -> bool:
-        """The fix follows a push or a pull request (a fork's says why it proposes none); other events only check."""
-        return self.head is not None and self.event in ("push", "pull_request")
+    sender: str | None = None  # who caused the event
 
 
 def _sha(value: Any, where: str) -> str:
@@ -161,6 +157,11 @@ def _part(payload: Mapping[str, Any], *keys: str) -> Any:
     return value
 
 
+def _sender(payload: Mapping[str, Any]) -> str | None:
+    login = _part(payload, "sender", "login")
+    return login if isinstance(login, str) else None
+
+
 def _repository_id(payload: Mapping[str, Any]) -> int | None:
     found = _part(payload, "repository", "id")
     return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else None
@@ -176,7 +177,10 @@ def change_from_event(event: str, payload: Mapping[str, Any], sha: str | None = 
     head = _sha(sha, "GITHUB_SHA") if sha else None
     if head is None:
         raise ActionError(f"a {event} event names no commit to check (GITHUB_SHA is not set)")
-    return EventChange(event, head, head_label=head[:12], merge_base=False, repository_id=_repository_id(payload))
+    return EventChange(
+        event, head, head_label=head[:12], merge_base=False, repository_id=_repository_id(payload),
+        sender=_sender(payload),
+    )  # fmt: skip
 
 
 def _push(payload: Mapping[str, Any]) -> EventChange:
@@ -199,7 +203,7 @@ def _push(payload: Mapping[str, Any]) -> EventChange:
         base, merge_base, base_label = before, True, before[:12]
     return EventChange(
         "push", after, head_label=f"{branch} ({after[:12]})", base=base, base_label=base_label,
-        merge_base=merge_base, target=branch, repository_id=_repository_id(payload),
+        merge_base=merge_base, target=branch, repository_id=_repository_id(payload), sender=_sender(payload),
     )  # fmt: skip
 
 
@@ -221,6 +225,7 @@ def _pull_request(payload: Mapping[str, Any]) -> EventChange:
     return EventChange(
         "pull_request", head, head_label=f"#{number} ({head[:12]})", base=base, base_label=base_ref,
         merge_base=True, target=None if fork else head_ref, pr_number=number, repository_id=_repository_id(payload),
+        sender=_sender(payload),
     )  # fmt: skip
 
 
@@ -284,11 +289,18 @@ def fix_summary(text: str, url: str | None) -> str:
     return f"\n### Wikiwarden fix\n\n{text}{link}\n"
 
 
-def wants_fix(report: SweepReport) -> bool:
-    """Whether the check found anything the fix can act on: evidence to re-anchor, or a claim to re-verify."""
-    return any(
-        claim.verdict is not Verdict.FRESH and claim.verdict is not Verdict.ERROR for _, claim in report.claims()
-    )
+def why_no_fix(change: EventChange, bot_login: str, report: SweepReport) -> str | None:
+    """Why a run asked to fix proposes nothing (None: it proposes the fix). The fix follows a push or a pull
+    request (a fork's: the fix itself says why there is none); never the bot's own push, as the App ignores its
+    own events; and only when the check found evidence to re-anchor or a claim to re-verify."""
+    if change.event not in ("push", "pull_request"):
+        return f"No fix: the fix follows push and pull_request events, not {change.event}."
+    if change.sender is not None and change.sender == bot_login:
+        return f"No fix: {bot_login} caused this event, as it does by pushing a fix."
+    acted_on = (Verdict.MOVED, Verdict.COSMETIC, Verdict.STALE, Verdict.UNRESOLVED)
+    if not any(claim.verdict in acted_on for _, claim in report.claims()):
+        return "Nothing to fix: no claim has evidence to re-anchor or to re-verify."
+    return None
 
 
 # -- the step ----------------------------------------------------------------------------------------------------
@@ -386,9 +398,10 @@ async def _run(env: Mapping[str, str], runner: Runner) -> int:
     _report(report, runner)
     status = exit_status(report.needs_attention, conclusion)
     if inputs.fix:
-        if not change.can_fix:
-            runner.command("notice", f"No fix: the fix follows push and pull_request events, not {change.event}.")
-        elif wants_fix(report) and not await _fix(env, inputs, change, repository, config, runner):
+        no_fix = why_no_fix(change, inputs.bot_login, report)
+        if no_fix is not None:
+            runner.command("notice", no_fix, title="Wikiwarden fix")
+        elif not await _fix(env, inputs, change, repository, config, runner):
             return EXIT_ERROR
     return status
 

@@ -37,7 +37,7 @@ from bot.action import (
     job_summary,
     output_values,
     read_inputs,
-    wants_fix,
+    why_no_fix,
 )
 from bot.claims.verdicts import Verdict
 from bot.github.repo_config import RepoConfig
@@ -117,14 +117,14 @@ def test_the_example_push_creating_the_default_branch_checks_every_claim() -> No
     after = data["after"]
     assert change_from_event("push", data) == EventChange(
         "push", after, head_label=f"master ({after[:12]})", base=None, base_label=None, merge_base=True,
-        target="master", repository_id=data["repository"]["id"],
+        target="master", repository_id=data["repository"]["id"], sender="Codertocat",
     )  # fmt: skip
 
 
 def test_a_push_is_checked_from_before_to_after() -> None:
     change = change_from_event("push", push(created=False, before=SHA_A, after=SHA_B))
     assert (change.head, change.base, change.merge_base, change.base_label) == (SHA_B, SHA_A, True, SHA_A[:12])
-    assert change.target == "master" and change.pr_number is None and change.can_fix
+    assert change.target == "master" and change.pr_number is None and change.sender == "Codertocat"
 
 
 def test_a_force_push_is_compared_tree_to_tree() -> None:
@@ -141,7 +141,7 @@ def test_a_new_branch_is_checked_from_where_it_left_the_default_branch() -> None
 @pytest.mark.parametrize("name", ["push.1", "push.2", "push.7"])
 def test_tags_and_deleted_branches_are_not_checked(name: str) -> None:
     change = change_from_event("push", example(name))
-    assert change.head is None and change.skipped and not change.can_fix
+    assert change.head is None and change.skipped
 
 
 def test_a_deleted_branch_is_not_checked() -> None:
@@ -157,6 +157,7 @@ def test_a_pull_request_is_checked_from_where_it_left_its_base() -> None:
     assert change == EventChange(
         "pull_request", SHA_B, head_label=f"#{number} ({SHA_B[:12]})", base=SHA_A, base_label="master",
         merge_base=True, target="changes", pr_number=number, repository_id=data["repository"]["id"],
+        sender="Codertocat",
     )  # fmt: skip
 
 
@@ -174,7 +175,7 @@ def test_a_closed_pull_request_is_not_checked() -> None:
 
 def test_another_event_checks_the_commit_as_a_whole() -> None:
     change = change_from_event("workflow_dispatch", {"repository": {"id": 7}}, SHA_B)
-    assert (change.head, change.base, change.target, change.can_fix) == (SHA_B, None, None, False)
+    assert (change.head, change.base, change.target) == (SHA_B, None, None)
     with pytest.raises(ActionError, match="names no commit"):
         change_from_event("schedule", {}, None)
 
@@ -243,7 +244,10 @@ def test_the_outputs_are_the_reports_counts(shop_report: Any) -> None:
         "fresh": "0", "moved": "1", "cosmetic": "1", "stale": "1", "unresolved": "1", "error": "0", "claims": "4",
         "touched": "4", "broken-references": "1", "unreadable-sidecars": "0", "needs-attention": "true",
     }  # fmt: skip
-    assert wants_fix(shop_report)
+    assert (
+        why_no_fix(change_from_event("push", push(created=False, before=SHA_A, after=SHA_B)), "bot", shop_report)
+        is None
+    )
 
 
 def parse_output_file(text: str) -> dict[str, str]:
@@ -326,7 +330,25 @@ def test_a_wiki_with_nothing_moved_or_stale_asks_no_fix(repo: GitRepo) -> None:
     build_shop(repo)
     with GitRepository(repo.root) as git:
         report = check_repository(git, base="HEAD", head="HEAD")
-    assert not wants_fix(report) and output_values(report)["needs-attention"] == "false"
+    change = change_from_event("push", push(created=False, before=SHA_A, after=SHA_B))
+    assert why_no_fix(change, GITHUB_ACTIONS_LOGIN, report) == (
+        "Nothing to fix: no claim has evidence to re-anchor or to re-verify."
+    )
+    assert output_values(report)["needs-attention"] == "false"
+
+
+def test_no_fix_follows_another_event_or_the_bots_own_push(shop_report: Any) -> None:
+    manual = change_from_event("workflow_dispatch", {}, SHA_B)
+    assert why_no_fix(manual, GITHUB_ACTIONS_LOGIN, shop_report) == (
+        "No fix: the fix follows push and pull_request events, not workflow_dispatch."
+    )
+    own = push(created=False, before=SHA_A, after=SHA_B, sender={"login": GITHUB_ACTIONS_LOGIN, "type": "Bot"})
+    assert why_no_fix(change_from_event("push", own), GITHUB_ACTIONS_LOGIN, shop_report) == (
+        "No fix: github-actions[bot] caused this event, as it does by pushing a fix."
+    )
+    assert why_no_fix(change_from_event("push", own), "octo-bot", shop_report) is None  # another token's login
+    opened = pull(sha=SHA_B)
+    assert why_no_fix(change_from_event("pull_request", opened), GITHUB_ACTIONS_LOGIN, shop_report) is None
 
 
 # -- action.yml ------------------------------------------------------------------------------------------------
