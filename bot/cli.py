@@ -74,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--base", metavar="REV", help="compare with this commit (diff-aware sweep)")
     check.add_argument("--head", metavar="REV", help="check this commit from git's objects (default: the working tree)")
     check.add_argument(
+        "--staged",
+        action="store_true",
+        help="check what is staged (git's index), not the working tree, through the change from --base, else from "
+        "HEAD: the pre-commit hook's check",
+    )
+    check.add_argument(
         "--format",
         choices=("text", "markdown", "json", "github", "sarif"),  # bot.claims.report.FORMATS, without importing it
         default="text",
@@ -271,12 +277,14 @@ def _check(args: argparse.Namespace) -> int:
     from .source.git import GitError  # noqa: PLC0415
     from .usecases.check import check_repository  # noqa: PLC0415
 
-    if args.all and args.base is None:
-        raise UsageError("--all only makes sense with --base")
+    if args.staged and args.head is not None:
+        raise UsageError("--staged checks the index and --head a commit: give one or the other")
+    if args.all and args.base is None and not args.staged:
+        raise UsageError("--all only makes sense with --base (or --staged)")
     with _repo(args) as repo:
         options = _options(args, repo)
         try:
-            report = check_repository(repo, args.base, args.head, options)
+            report = check_repository(repo, args.base, args.head, options, staged=args.staged)
         except GitError as exc:
             raise UsageError(str(exc)) from exc
     sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))

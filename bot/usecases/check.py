@@ -32,18 +32,35 @@ async def check(
     return await with_references(source, head, change, options, report) if references else report
 
 
-async def check_revisions(source: Source, head: str | None, base: str | None, options: SweepOptions) -> SweepReport:
-    """The check the command line runs: `head` a commit (the working tree when None), through the change from
-    commit `base` when given. A wiki folder that cannot be the wiki there is an error (WikiFolderError), never
-    a wiki with nothing to check."""
-    head_snapshot = await source.snapshot(head)
+async def check_revisions(
+    source: Source, head: str | Snapshot | None, base: str | None, options: SweepOptions
+) -> SweepReport:
+    """The check the command line runs: `head` a commit, a snapshot the caller chose (git's index), or the working
+    tree when None, through the change from commit `base` when given. A wiki folder that cannot be the wiki there
+    is an error (WikiFolderError), never a wiki with nothing to check."""
+    head_snapshot = head if head is not None and not isinstance(head, str) else await source.snapshot(head)
     require_wiki_folder(head_snapshot, options.wiki_dir)
     change = await source.change(base, head_snapshot) if base is not None else None
     return await check(source, head_snapshot, change, options)
 
 
 def check_repository(
-    repo: GitRepository, base: str | None = None, head: str | None = None, options: SweepOptions | None = None
+    repo: GitRepository,
+    base: str | None = None,
+    head: str | None = None,
+    options: SweepOptions | None = None,
+    *,
+    staged: bool = False,
 ) -> SweepReport:
-    """`check_revisions` on a local repository, from synchronous code (the command line, the demo)."""
-    return asyncio.run(check_revisions(LocalSource(repo), head, base, options or SweepOptions()))
+    """`check_revisions` on a local repository, from synchronous code (the command line, the demo).
+
+    `staged` checks git's index (what the next commit will hold) instead of the working tree, through the change
+    from `base`, else from HEAD: a pre-commit hook blames the commit for what it does, not for claims that were
+    already stale. Before the first commit there is no HEAD, and every claim is checked.
+    """
+    if staged and head is not None:
+        raise ValueError("a check reads the index or a commit, not both")
+    if staged and base is None and repo.head_commit() is not None:
+        base = "HEAD"
+    checked: str | Snapshot | None = repo.staged() if staged else head
+    return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions()))
