@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import secrets
 import sys
@@ -101,7 +102,9 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
     try:
         mutation_spacing = float(spacing)
     except ValueError:
-        raise ActionError("WIKIWARDEN_MUTATION_SPACING_SECONDS must be a number of seconds") from None
+        mutation_spacing = math.nan
+    if not math.isfinite(mutation_spacing):
+        raise ActionError("WIKIWARDEN_MUTATION_SPACING_SECONDS must be a number of seconds")
     return ActionInputs(
         path=given("PATH") or ".",
         wiki_dir=wiki_dir,
@@ -544,7 +547,7 @@ async def _fix(
         try:
             status = await propose_fix(host, gh, request)
         except (GitHubException, aiohttp.ClientError, TimeoutError, BranchRace) as exc:  # else a bug: its traceback
-            runner.error(f"Wikiwarden could not propose the fix: {_fix_problem(exc)}")
+            runner.error(f"Wikiwarden could not propose the fix: {fix_problem(exc)}")
             return False
         finally:
             await host.close()
@@ -558,22 +561,30 @@ def _missing_extra(exc: ModuleNotFoundError, extra: str, what: str) -> str:
     return f"{what} needs the {extra} extra ({exc.name} is not installed): pip install 'wikiwarden[{extra}]'"
 
 
-def _fix_problem(exc: Exception) -> str:
-    """A failed fix in words: GitHub's refusal with what usually causes it, else what the App would say."""
+def fix_problem(exc: Exception) -> str:
+    """A failed fix in words: GitHub's refusal with what usually causes it, a race for the branch, GitHub out of
+    reach, or what the App says of a rate limit, a 5xx or a timeout."""
+    import aiohttp  # noqa: PLC0415
+
     from .github.checks import explain  # noqa: PLC0415
     from .github.failures import refusal  # noqa: PLC0415
+    from .github.publish import BranchRace  # noqa: PLC0415
 
     refused = refusal(exc)
-    if refused is None:
-        return explain(exc)
-    hint = ""
-    if refused.status in (401, 403, 404):
-        hint = (
-            " The token must be allowed to write contents and pull requests (`permissions: contents: write, "
-            "pull-requests: write` in the workflow), and for the workflow's GITHUB_TOKEN the repository must allow "
-            "GitHub Actions to create pull requests (Settings, Actions, General, Workflow permissions)."
-        )
-    return f"GitHub refused it ({refused.phrase}: {refused.message}).{hint}"
+    if refused is not None:
+        hint = ""
+        if refused.status in (401, 403, 404):
+            hint = (
+                " The token must be allowed to write contents and pull requests (`permissions: contents: write, "
+                "pull-requests: write` in the workflow), and for the workflow's GITHUB_TOKEN the repository must "
+                "allow GitHub Actions to create pull requests (Settings, Actions, General, Workflow permissions)."
+            )
+        return f"GitHub refused it ({refused.phrase}: {refused.message}).{hint}"
+    if isinstance(exc, BranchRace):
+        return f"{exc}; run the workflow again."
+    if isinstance(exc, aiohttp.ClientError):
+        return f"GitHub could not be reached ({type(exc).__name__}) and kept failing after retries."
+    return explain(exc)
 
 
 class TokenHost:

@@ -89,6 +89,7 @@ def test_inputs_are_read_and_checked() -> None:
         ({"INPUT_CONCLUSION": "success"}, "input conclusion must be one of neutral, failure, action_required"),
         ({"INPUT_WIKI_DIR": "../elsewhere"}, "input wiki-dir"),
         ({"WIKIWARDEN_MUTATION_SPACING_SECONDS": "soon"}, "must be a number"),
+        ({"WIKIWARDEN_MUTATION_SPACING_SECONDS": "nan"}, "must be a number"),
     ],
 )
 def test_an_input_that_cannot_be_used_is_named(env: dict[str, str], problem: str) -> None:
@@ -515,3 +516,31 @@ def test_the_readmes_workflow_is_ready_to_use(action: dict[str, Any]) -> None:
     assert wikiwarden["uses"].startswith("wikiwarden/wikiwarden@") and set(wikiwarden["with"]) <= set(action["inputs"])
     for name in action["inputs"]:  # every input is documented in the section's table
         assert re.search(rf"^\| [^|]*`{name}`", section, re.M), name
+
+
+def test_a_failed_fix_is_said_in_words() -> None:
+    from http import HTTPStatus
+
+    import aiohttp
+    from gidgethub import BadRequest, GitHubBroken
+
+    from bot.action import fix_problem
+    from bot.github.publish import BranchRace
+
+    refused = BadRequest(HTTPStatus.FORBIDDEN, "Resource not accessible by integration")
+    assert fix_problem(refused).startswith(
+        "GitHub refused it (403 Forbidden: Resource not accessible by integration). The token must be allowed to "
+        "write contents and pull requests"
+    )
+    unprocessable = BadRequest(HTTPStatus.UNPROCESSABLE_ENTITY, "Validation Failed")
+    assert fix_problem(unprocessable) == "GitHub refused it (422 Unprocessable Entity: Validation Failed)."
+    assert fix_problem(BranchRace("wikiwarden/fix/main")) == (
+        "the branch wikiwarden/fix/main was created by someone else meanwhile; run the workflow again."
+    )
+    assert fix_problem(aiohttp.ServerDisconnectedError()) == (
+        "GitHub could not be reached (ServerDisconnectedError) and kept failing after retries."
+    )
+    assert fix_problem(GitHubBroken(HTTPStatus.BAD_GATEWAY)) == (
+        "GitHub answered 502 (Bad Gateway) and kept doing so after retries."
+    )
+    assert fix_problem(TimeoutError()) == "GitHub did not answer in time."
