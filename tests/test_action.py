@@ -407,10 +407,11 @@ def test_the_outputs_are_the_check_steps(action: dict[str, Any], shop_report: An
     assert {v.value for v in Verdict} <= set(outputs)
 
 
-# A stand-in for setup-python's interpreter: `-m venv DIR` makes DIR/bin/python (itself), any other call is
-# logged, so the install step's own shell runs as written, without a network or a package index.
+# A stand-in for setup-python's interpreter: `-I -m venv DIR` makes DIR/bin/python (itself), any other call is
+# logged (a venv made without -I too, which fails the test), so the install step's own shell runs as written,
+# without a network or a package index.
 STAND_IN_PYTHON = """#!/bin/sh
-if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; exit 0; fi
+if [ "$1" = "-I" ] && [ "$2" = "-m" ] && [ "$3" = "venv" ]; then mkdir -p "$4/bin" && cp "$0" "$4/bin/python"; exit 0; fi
 printf '%s\\n' "$@" > "$CALLS"
 """
 
@@ -445,7 +446,7 @@ def test_the_install_step_adds_the_extras_of_what_is_asked(
     subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env, check=True)
     venv_python = tmp_path / "wikiwarden-venv" / "bin" / "python"
     assert calls.read_text().splitlines() == [
-        "-m", "pip", "install", "--quiet", "--disable-pip-version-check", requirement
+        "-I", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", requirement
     ]  # fmt: skip
     assert output.read_text() == f"python={venv_python}\n"
 

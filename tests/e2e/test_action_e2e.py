@@ -389,3 +389,19 @@ async def test_a_fix_github_refuses_fails_the_step_saying_what_the_token_needs(
     )
     assert step.outputs["stale"] == "2" and step.outputs["pull-request"] == ""  # the check's report stands
     assert step.summary.startswith("**3 claims on 2 pages") and "Wikiwarden fix" not in step.summary
+
+
+async def test_the_checkouts_own_code_is_never_run(actions_github: FakeGitHub, shop: Shop, tmp_path: Path) -> None:
+    """The step runs in the checkout (the workspace), whose code is untrusted: a repository with a `bot` package of
+    its own must not have it imported in Wikiwarden's place."""
+    shop.local.git("checkout", "-q", "master")
+    shop.local.git("merge", "-q", "--ff-only", "changes")
+    ran = tmp_path / "the checkout's code ran"
+    for module in ("bot/__init__.py", "bot/__main__.py", "bot/cli.py"):
+        shop.local.write(module, f"import pathlib\npathlib.Path({str(ran)!r}).write_text('yes')\n")
+    env = github_env(actions_github, workflow_token(actions_github), GITHUB_SHA=shop.head)
+
+    step = await run_check_step(tmp_path, shop.local.root, "push", push_event(shop), {}, env)
+
+    assert not ran.exists()
+    assert (step.status, step.stderr, step.outputs["stale"]) == (1, "", "2")
