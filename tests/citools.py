@@ -1,5 +1,5 @@
-"""Reading CI formats the way CI reads them: workflow commands as the GitHub Actions runner parses them, SARIF
-against the official schema.
+"""Reading CI formats the way CI reads them: workflow commands and GITHUB_OUTPUT files as the GitHub Actions runner
+parses them, SARIF against the official schema.
 
 `runner_commands` follows actions/runner (`src/Runner.Common/ActionCommand.cs`, `TryParseV2`): the runner reads
 its step's output line by line (a line ends at LF, CR or CRLF), trims the start of each line, and a line is a
@@ -170,3 +170,26 @@ def hostile_report(base: str | None = "base") -> Any:
     unreadable = PageResult("openwiki/u.md", f"openwiki/.claims/{INJECTION}.json", INJECTION)
     ref = BrokenReference(page.page, 3, INJECTION, INJECTION, path, "renamed", renamed_to=INJECTION, at=(path, 9))
     return SweepReport("head", base, "openwiki", (page, unreadable), broken_references=(ref,))
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """GITHUB_OUTPUT as the runner reads it (actions/runner `SetOutputFileCommand`): `name=value` lines, and
+    `name<<DELIMITER` followed by the value's lines up to a line that is exactly the delimiter."""
+    values, lines, i = {}, text.split("\n"), 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if not line:
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value_lines = []
+            while lines[i] != delimiter:
+                value_lines.append(lines[i])
+                i += 1
+            i += 1
+            values[name] = "\n".join(value_lines)
+        else:
+            name, value = line.split("=", 1)
+            values[name] = value
+    return values

@@ -17,6 +17,7 @@ from typing import Any, get_args
 
 import pytest
 from apptools import example
+from citools import parse_output_file
 from conftest import GitRepo
 from fixtools import build_shop
 from ruamel.yaml import YAML
@@ -249,29 +250,6 @@ def test_the_outputs_are_the_reports_counts(shop_report: Any) -> None:
         why_no_fix(change_from_event("push", push(created=False, before=SHA_A, after=SHA_B)), "bot", shop_report)
         is None
     )
-
-
-def parse_output_file(text: str) -> dict[str, str]:
-    """GITHUB_OUTPUT as the runner reads it (actions/runner `SetOutputFileCommand`): `name=value` lines, and
-    `name<<DELIMITER` followed by the value's lines up to a line that is exactly the delimiter."""
-    values, lines, i = {}, text.split("\n"), 0
-    while i < len(lines):
-        line = lines[i]
-        i += 1
-        if not line:
-            continue
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            value_lines = []
-            while lines[i] != delimiter:
-                value_lines.append(lines[i])
-                i += 1
-            i += 1
-            values[name] = "\n".join(value_lines)
-        else:
-            name, value = line.split("=", 1)
-            values[name] = value
-    return values
 
 
 def test_outputs_are_written_so_that_no_value_can_write_another() -> None:

@@ -27,12 +27,12 @@ from typing import Any
 
 import pytest
 from apptools import example, grounded
+from citools import parse_output_file
 from conftest import GitRepo
 from fakegithub import FakeGitHub, FakeRepo, create_app
 from fakeopenai import FakeOpenAI
+from fixrepo import CLAIMS, GOOD, POOL, POOL_PAGE, RETRY, RETRY_NOW, RETRY_PAGE, model_answer
 from ruamel.yaml import YAML
-from test_action import parse_output_file
-from test_fix_e2e import CLAIMS, GOOD, POOL, POOL_PAGE, RETRY, RETRY_NOW, RETRY_PAGE, model_answer
 
 from bot.claims.report import render
 from bot.okf.frontmatter import Page

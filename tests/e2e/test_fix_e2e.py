@@ -5,13 +5,13 @@ the pull request GitHub ends up with."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
 from apptools import check_payload, deliver, grounded, push_payload, queue_of, runs_of, start_app
 from fakegithub import FakeGitHub
-from fakeopenai import Failure, FakeOpenAI, Reply
+from fakeopenai import Failure, FakeOpenAI
+from fixrepo import CLAIMS, GOOD, GOOD_WITH_POOL, POOL, POOL_PAGE, RETRY, RETRY_NOW, RETRY_PAGE, model_answer
 from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims import resolve_evidence
@@ -19,67 +19,8 @@ from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, par
 from bot.okf.frontmatter import Page
 from bot.okf.project import ACTOR
 
-RETRY = "ATTEMPTS = 3\n\n\ndef backoff(n):\n    return 0.1 * n\n"
-RETRY_NOW = "ATTEMPTS = 5\n\n\ndef backoff(n):\n    return 0.1 * 2 ** n\n"
-POOL = "WORKERS = 4\n"
-RETRY_PAGE = (
-    "---\ntype: Concept\ntitle: Retries\n---\n\n# Retries\n\n"
-    "A failing task is tried 3 times. Retries wait 0.1 s, 0.2 s, 0.3 s: the wait grows linearly.\n"
-)
-POOL_PAGE = "---\ntype: Concept\ntitle: Pool\n---\n\n# Pool\n\nThe pool runs four workers.\n"
-CLAIMS = {
-    "retry.md": [
-        ("A failing task is tried 3 times.", ["repo://src/retry.py#L1"]),
-        ("The wait grows linearly.", ["repo://src/retry.py#L4-L5"]),
-    ],
-    "pool.md": [("The pool runs four workers.", ["repo://src/pool.py#L1"])],
-}
 AUTO_FIX = ".github/wikiwarden.yml"
 FIX_BRANCH = "refs/heads/wikiwarden/fix/main"
-GOOD = {
-    "A failing task is tried 3 times.": {
-        "action": "update",
-        "statement": "A failing task is tried 5 times.",
-        "edits": [("tried 3 times", "tried 5 times")],
-    },
-    "The wait grows linearly.": {
-        "action": "update",
-        "statement": "The wait doubles after each retry.",
-        "edits": [("Retries wait 0.1 s, 0.2 s, 0.3 s: the wait grows linearly.", "The wait doubles after each retry.")],
-    },
-}
-
-GOOD_WITH_POOL = {
-    **GOOD,
-    "The pool runs four workers.": {
-        "action": "update",
-        "statement": "The pool runs eight workers.",
-        "edits": [("The pool runs four workers.", "The pool runs eight workers.")],
-    },
-}
-
-
-def model_answer(body: dict[str, Any], plan: dict[str, dict[str, Any]]) -> Reply:
-    """Answer a page prompt the way `plan` (statement → decision) says, for whatever claims it lists."""
-    prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    page = re.search(r"^Page: (\S+)$", prompt, re.M)[1]
-    claims, edits = [], []
-    for claim_id, statement in re.findall(
-        r"^claim (claim_[0-9a-f]{32}):\n<untrusted>\n(.*)\n</untrusted>$", prompt, re.M
-    ):
-        decision = plan[statement]
-        claims.append(
-            {
-                "id": claim_id,
-                "action": decision["action"],
-                "statement": decision.get("statement"),
-                "evidence": decision.get("evidence"),
-                "reason": decision.get("reason", "the code says so"),
-            }
-        )
-        for search, replace in decision.get("edits", []):
-            edits.append({"file": decision.get("file", page), "search": search, "replace": replace})
-    return Reply.json({"claims": claims, "edits": edits})
 
 
 @pytest.fixture
