@@ -218,3 +218,18 @@ def test_staged_usage_errors(grounded, cli) -> None:
     run = cli("check", "--repo", repo.root, "--staged", "--head", "v1")
     assert run.code == 2
     assert "--staged" in run.err and "--head" in run.err
+
+
+def test_a_wiki_staged_as_a_symlink_is_an_error(repo: GitRepo, cli) -> None:
+    """On disk the wiki is a real folder again, but the index holds a symlink: the commit would record one."""
+    _ground(repo, cli)
+    repo.commit("code and wiki")
+    shutil.move(repo.root / "openwiki", repo.root / "wiki")
+    repo.symlink("openwiki", "wiki")
+    repo.git("add", "-A")
+    (repo.root / "openwiki").unlink()
+    shutil.move(repo.root / "wiki", repo.root / "openwiki")
+    assert cli("check", "--repo", repo.root).code == 0
+    run = _staged(cli, repo)
+    assert run.code == 2
+    assert "the wiki folder openwiki is a symlink (or lies under one) in the index" in run.err
