@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from ..claims.inert import code, prose
 from ..claims.wording import clip, one_line, plural
-from .engine import Action, ClaimOutcome, FixResult
+from .engine import Action, ClaimOutcome, FixResult, Usage
 
 BODY_LIMIT = 60_000  # GitHub refuses pull request bodies over 65,536 characters
 _ICONS = {
@@ -58,13 +58,8 @@ def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Lin
         reason = prose(outcome.reason.strip().rstrip("."))
         lines.append(f"  {reason}. Evidence: {_evidence_links(outcome, link)}")
     lines.append("")
-    usage = result.usage
     if result.model:
-        lines.append(
-            f"Model: {code(result.model)} · {plural(usage.total, 'token')} (prompt {usage.prompt_tokens:,}, "
-            f"completion {usage.completion_tokens:,}) in {plural(usage.calls, 'call')}"
-            + (f"; {plural(usage.reused, 'page')} reused earlier answers" if usage.reused else "")
-        )
+        lines.append(model_line(result.model, result.usage))
     else:
         lines.append("No model is configured: moved and cosmetic evidence was re-anchored; the rest needs a person.")
     flagged = result.flagged
@@ -104,3 +99,12 @@ def render_text(result: FixResult, written: list[str]) -> str:
     if flagged:
         out.append(plural(len(flagged), "claim still needs a person.", "claims still need a person."))
     return "\n".join(out) + "\n"
+
+
+def model_line(model: str, usage: Usage) -> str:
+    """What the model was and what it cost, for a pull request's body (the fix's and the grounding's)."""
+    return (
+        f"Model: {code(model)} · {plural(usage.total, 'token')} (prompt {usage.prompt_tokens:,}, "
+        f"completion {usage.completion_tokens:,}) in {plural(usage.calls, 'call')}"
+        + (f"; {plural(usage.reused, 'page')} reused earlier answers" if usage.reused else "")
+    )

@@ -24,7 +24,7 @@ from ..claims.inert import code, fence, plain, prose
 from ..claims.pages import CLAIMS_DIR, page_for
 from ..claims.wording import plural
 from ..fix.engine import Usage
-from ..fix.summary import BODY_LIMIT, Link
+from ..fix.summary import BODY_LIMIT, Link, model_line
 from ..ground.build import PageGrounding
 from ..ground.quotes import QUOTES_DIR, QuotesError, parse_quotes, quotes_path
 from ..ground.work import GroundWork
@@ -211,13 +211,8 @@ def ground_body(
     if result.waiting:
         more = plural(len(result.waiting), "more page without claims waits", "more pages without claims wait")
         tail += [f"{more} for the next run (**Ground wiki** again, or the next push with `ground: auto`).", ""]
-    usage = result.usage
     if result.model:
-        tail.append(
-            f"Model: {code(result.model)} · {plural(usage.total, 'token')} (prompt {usage.prompt_tokens:,}, "
-            f"completion {usage.completion_tokens:,}) in {plural(usage.calls, 'call')}"
-            + (f"; {plural(usage.reused, 'page')} reused earlier answers" if usage.reused else "")
-        )
+        tail.append(model_line(result.model, result.usage))
     else:
         tail.append("No model is configured: nothing could be grounded.")
     budget = BODY_LIMIT - len("\n".join(head + tail)) - len(_CUT_NOTE) - 2
