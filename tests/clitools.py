@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -84,3 +85,11 @@ def status(root: Path) -> list[str]:
         ["git", "status", "--porcelain", "--untracked-files=all"], cwd=root, capture_output=True, check=True, text=True
     ).stdout
     return sorted(line[3:] for line in out.splitlines())
+
+
+def added_id(run: Run) -> str:
+    """The id `wikiwarden claim add` printed (the command must have succeeded)."""
+    assert run.code == 0, run.err
+    match = re.search(r"^added (claim_[0-9a-f]{32}) to ", run.out, re.MULTILINE)
+    assert match, run.out
+    return match.group(1)

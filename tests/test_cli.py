@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from clitools import Run
+from clitools import Run, added_id
 from conftest import GitRepo
 
 from bot.claims.sidecar import parse_sidecar
@@ -24,13 +24,6 @@ PAGE_A = "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`b` returns 2.\n"
 PAGE_B = "# B\n\n`c` returns VALUE, 10.\n"
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
-
-
-def _added_id(run: Run) -> str:
-    assert run.code == 0, run.err
-    match = re.search(r"^added (claim_[0-9a-f]{32}) to ", run.out, re.MULTILINE)
-    assert match, run.out
-    return match.group(1)
 
 
 def _sidecar(repo: GitRepo, page: str = "a") -> dict:
@@ -50,7 +43,7 @@ def grounded(repo: GitRepo, cli) -> tuple[GitRepo, str]:
     repo.write("openwiki/a.md", PAGE_A)
     repo.write("openwiki/index.md", "# Index\n\n- [A](a.md)\n")
     repo.commit("code and wiki")
-    claim = _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6"))
+    claim = added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6"))
     repo.commit("ground the wiki", tag="v1")
     return repo, claim
 
@@ -251,8 +244,8 @@ def _history(repo: GitRepo, cli) -> dict[str, str]:
     repo.write("openwiki/b.md", PAGE_B)
     repo.commit("code")
     ids = {
-        "a": _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6")),
-        "b": _added_id(cli("claim", "add", "--repo", repo.root, "b.md", "VALUE is 10.", "repo://src/c.py#L1")),
+        "a": added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6")),
+        "b": added_id(cli("claim", "add", "--repo", repo.root, "b.md", "VALUE is 10.", "repo://src/c.py#L1")),
     }
     repo.commit("ground", tag="v1")
     repo.write("src/a.py", '"""Module a."""\n\nimport os\n\n' + CODE)  # b() moves down to lines 9-10
@@ -394,7 +387,7 @@ def test_claim_add_writes_a_valid_sidecar(repo: GitRepo, cli) -> None:
     repo.commit()
     root = repo.root
     run = cli("claim", "add", "--repo", root, "a.md", "  a returns 1.  ", "repo://./src/a.py#L2", "repo://src/a.py")
-    first = _added_id(run)
+    first = added_id(run)
     assert "(openwiki/.claims/a.json)" in run.out
     assert "  repo://src/a.py#L2-L2\n" in run.out
 
@@ -410,14 +403,14 @@ def test_claim_add_writes_a_valid_sidecar(repo: GitRepo, cli) -> None:
 
     # A second add appends; the page was edited meanwhile, so pageVersion follows it.
     repo.write("openwiki/a.md", PAGE_A + "\nMore.\n")
-    second = _added_id(cli("claim", "add", "--repo", root, "/openwiki/a.md", "x is 1.", "repo://src/my file.py#L1"))
+    second = added_id(cli("claim", "add", "--repo", root, "/openwiki/a.md", "x is 1.", "repo://src/my file.py#L1"))
     sidecar = parse_sidecar(repo.read(path), path)
     assert [c.id for c in sidecar.claims] == [first, second]
     assert sidecar.claims[1].evidence[0].resource == "repo://src/my%20file.py#L1-L1"
     assert sidecar.page_version == "sha256:" + hashlib.sha256((PAGE_A + "\nMore.\n").encode()).hexdigest()
 
     # Pages in subfolders get sidecars in the matching subfolder; ids are unique across pages.
-    third = _added_id(cli("claim", "add", "--repo", root, "openwiki/guide/b.md", "a again.", "repo://src/a.py#L1-L2"))
+    third = added_id(cli("claim", "add", "--repo", root, "openwiki/guide/b.md", "a again.", "repo://src/a.py#L1-L2"))
     nested = parse_sidecar(repo.read("openwiki/.claims/guide/b.json"), "b.json")
     assert [c.id for c in nested.claims] == [third]
     assert len({first, second, third}) == 3
@@ -507,7 +500,7 @@ def test_claim_confirm_refuses_evidence_that_is_gone(grounded, cli) -> None:
 
 def test_claim_retract(grounded, cli) -> None:
     repo, first = grounded
-    second = _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "a returns 1.", "repo://src/a.py#L1-L2"))
+    second = added_id(cli("claim", "add", "--repo", repo.root, "a.md", "a returns 1.", "repo://src/a.py#L1-L2"))
     document = _sidecar(repo)
     document["verification"] = {"by": "reviewer", "at": "2026-01-05T10:00:00Z"}
     repo.write("openwiki/.claims/a.json", json.dumps(document, indent=2) + "\n")

@@ -3,11 +3,10 @@ HEAD, the way a pre-commit hook sees a commit about to be made; on real throwawa
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
-from clitools import Run
+from clitools import Run, added_id
 from conftest import GitRepo
 
 CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"  # b() is lines 5-6
@@ -17,13 +16,6 @@ OTHER = "VALUE = 10\n\n\ndef c():\n    return VALUE\n"
 PAGE_A = "# A\n\n`b` returns 2.\n"
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
-
-
-def _added_id(run: Run) -> str:
-    assert run.code == 0, run.err
-    match = re.search(r"^added (claim_[0-9a-f]{32}) to ", run.out, re.MULTILINE)
-    assert match, run.out
-    return match.group(1)
 
 
 def _only_claim(report: dict) -> dict:
@@ -37,7 +29,7 @@ def _ground(repo: GitRepo, cli) -> str:
     repo.write("src/a.py", CODE)
     repo.write("src/c.py", OTHER)
     repo.write("openwiki/a.md", PAGE_A)
-    return _added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6"))
+    return added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6"))
 
 
 @pytest.fixture
