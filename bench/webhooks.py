@@ -4,7 +4,8 @@ deliveries, and what one push costs in GitHub requests as the change and the wik
     python bench/webhooks.py                 # 200 concurrent deliveries; costs for 1/10/50 files × 10/100/1000 pages
     python bench/webhooks.py --deliveries 500
 
-Targets: p99 acknowledgement under 50 ms; a push touching k evidence files costs O(k) file fetches plus a
+Targets: p99 acknowledgement under 50 ms, and at most 1.5 times a bare aiohttp application's answering 202 in the
+same harness (run first, as the floor); a push touching k evidence files costs O(k) file fetches plus a
 small constant, whatever the wiki's size (the first push of a repository also reads its sidecars once).
 """
 
@@ -217,7 +218,25 @@ def _web_only_process() -> None:
     )
 
 
-async def latency(deliveries: int, web_only: bool = False) -> None:
+def _bare_process(port: int) -> None:
+    """The floor: a bare aiohttp application that reads each delivery and answers 202, nothing else."""
+
+    async def webhook(request: web.Request) -> web.Response:
+        await request.read()
+        status = 200 if request.headers.get("X-GitHub-Event") == "ping" else 202
+        return web.json_response({"ok": True}, status=status)
+
+    async def healthz(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_post("/webhook", webhook)
+    app.router.add_get("/healthz", healthz)
+    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+async def latency(deliveries: int, web_only: bool = False, bare: bool = False) -> float:
+    """Acknowledgement times of one burst of `deliveries`; returns the p99 in milliseconds."""
     with tempfile.TemporaryDirectory() as folder:
         setup_file = f"{folder}/setup.json"
         fake_port, app_port = _free_port(), _free_port()
@@ -229,6 +248,8 @@ async def latency(deliveries: int, web_only: bool = False) -> None:
             command = [sys.executable, "-m", "bot", "serve"]
             if web_only:  # the same web application, with a queue that accepts jobs and runs none
                 command = [sys.executable, __file__, "--web-only-process"]
+            if bare:
+                command = [sys.executable, __file__, "--bare-process", str(app_port)]
             if os.environ.get("BENCH_PROFILE"):  # py-spy the App while it answers
                 command = [
                     "py-spy",
@@ -257,8 +278,8 @@ async def latency(deliveries: int, web_only: bool = False) -> None:
                 f"{deliveries} concurrent deliveries: ack p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
                 f"max {times_ms[-1]:.1f} ms ({CLIENT_PROCESSES} client processes, one burst)"
             )
-            if web_only:
-                return
+            if web_only or bare:
+                return p99
             distinct = setup["pushes"][: min(deliveries, len(setup["pushes"]))]
             for _ in range(600):
                 done = await _completed(setup["url"], setup["key"], distinct)
@@ -269,6 +290,7 @@ async def latency(deliveries: int, web_only: bool = False) -> None:
                 f"  {done} of {len(distinct)} pushes checked by the App's 4 in-process workers "
                 f"{time.perf_counter() - started:.1f} s after the first delivery"
             )
+            return p99
         finally:
             for process in (app, fake):
                 if process is not None:
@@ -317,16 +339,25 @@ def main() -> None:
     if sys.argv[1:] == ["--web-only-process"]:
         _web_only_process()
         return
+    if len(sys.argv) == 3 and sys.argv[1] == "--bare-process":
+        _bare_process(int(sys.argv[2]))
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deliveries", type=int, default=200)
     parser.add_argument("--skip-costs", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
     if not args.skip_latency:
+        print("a bare aiohttp application answering 202 (the floor):")
+        floor = asyncio.run(latency(args.deliveries, bare=True))
         print("the web path alone (a queue that runs nothing):")
-        asyncio.run(latency(args.deliveries, web_only=True))
+        web_path = asyncio.run(latency(args.deliveries, web_only=True))
         print("the App with its in-process workers:")
-        asyncio.run(latency(args.deliveries))
+        app = asyncio.run(latency(args.deliveries))
+        print(
+            f"p99 over the bare application's: web path {web_path / floor:.2f}x, App {app / floor:.2f}x "
+            "(target: at most 1.5x)"
+        )
     if not args.skip_costs:
         asyncio.run(costs())
 
