@@ -236,6 +236,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _write_json(document: object) -> None:
+    """A command's JSON document on stdout: UTF-8 whatever the locale, straight to the binary stream (a full sweep's
+    report is hundreds of megabytes: no copy through `str`)."""
+    from .claims.jsonout import dumps_bytes  # noqa: PLC0415  (orjson: only where JSON is written)
+
+    _write_bytes(dumps_bytes(document))
+
+
+def _write_bytes(data: bytes) -> None:
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (a test's StringIO)
+        sys.stdout.write(data.decode())
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
 def _repo(args: argparse.Namespace, path: str | Path | None = None) -> GitRepository:
     from .source.git import GitError, GitRepository  # noqa: PLC0415
 
@@ -273,7 +291,7 @@ def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .claims.report import render  # noqa: PLC0415
+    from .claims.report import render, render_json_bytes  # noqa: PLC0415
     from .source.git import GitError  # noqa: PLC0415
     from .usecases.check import check_repository  # noqa: PLC0415
 
@@ -287,7 +305,10 @@ def _check(args: argparse.Namespace) -> int:
             report = check_repository(repo, args.base, args.head, options, staged=args.staged)
         except GitError as exc:
             raise UsageError(str(exc)) from exc
-    sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))
+    if args.format == "json":
+        _write_bytes(render_json_bytes(report, attention_only=bool(args.attention_only)))
+    else:
+        sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))
     return EXIT_ATTENTION if report.needs_attention else EXIT_OK
 
 
@@ -360,7 +381,7 @@ def _claim_show(args: argparse.Namespace) -> int:
                 for e in shown.evidence
             ],
         }
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        _write_json(document)
         return EXIT_ATTENTION if any(e.verdict.needs_attention for e in shown.evidence) else EXIT_OK
     width = max(30, (shutil.get_terminal_size((120, 24)).columns - 7) // 2)
     print(f"{one_line(shown.claim.id)}  {one_line(shown.page)}")
@@ -408,7 +429,7 @@ def _claim_list(args: argparse.Namespace) -> int:
             ],
             "errors": [{"page": p.page, "error": p.error} for p in broken],
         }
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        _write_json(document)
     else:
         current = None
         for page, claim in found:
@@ -566,7 +587,7 @@ def _okf_validate(args: argparse.Namespace) -> int:
                 {"file": p.path, "field": p.field, "problem": p.problem, "severity": p.severity} for p in problems
             ],
         }
-        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        _write_json(document)
     else:
         for p in problems:
             where = f"{p.path}: {p.field}" if p.field else p.path

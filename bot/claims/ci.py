@@ -11,7 +11,6 @@ property, which would otherwise end the property list or the property. So a stat
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, NamedTuple
 from urllib.parse import quote
@@ -19,6 +18,7 @@ from urllib.parse import quote
 from .. import __version__
 from .attention import LEVELS, Finding, Place, findings
 from .inert import plain
+from .jsonout import dumps
 from .phrasing import summary_line
 from .results import SweepReport
 from .wording import plural, printable
@@ -251,7 +251,7 @@ def sarif_log(report: SweepReport, max_results: int = SARIF_RESULT_LIMIT) -> dic
 
 
 def render_sarif(report: SweepReport, max_results: int = SARIF_RESULT_LIMIT) -> str:
-    return json.dumps(sarif_log(report, max_results), indent=2, ensure_ascii=False) + "\n"
+    return dumps(sarif_log(report, max_results))
 
 
 __all__ = (

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .attention import attention_only as needing_attention
 from .ci import render_github, render_sarif
 from .inert import code, fence, prose
+from .jsonout import dumps_bytes
 from .phrasing import broken_note, diff_lines, evidence_note, summary_line
 from .results import ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from .verdicts import Verdict
@@ -230,10 +230,6 @@ def _truncate(text: str, limit: int | None) -> str:
     return "\n".join(kept) + note
 
 
-def _span(span: tuple[int, int] | None) -> list[int] | None:
-    return list(span) if span else None
-
-
 def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, Any]:
     """The stable JSON document (`format_version` 1), documented in the README. With `attention_only` (which it
     says) its lists hold only what needs attention; the summary and `needs_attention` are the whole check's."""
@@ -259,7 +255,22 @@ def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, 
                         "verdict": claim.verdict.value,
                         "touched": claim.touched,
                         "error": claim.error,
-                        "evidence": [_evidence_json(e) for e in claim.evidence],
+                        # inline, not a call per record: a full sweep lists every evidence record, most of them fresh
+                        "evidence": [
+                            {
+                                "resource": e.resource,
+                                "verdict": e.verdict.value,
+                                "openwiki_verdict": e.openwiki_verdict.value if e.openwiki_verdict else None,
+                                "span": list(e.span) if e.span else None,
+                                "resource_now": e.resource_now,
+                                "version_now": e.version_now,
+                                "touched": e.touched,
+                                "error": e.error,
+                                "old_text": e.old_text,
+                                "new_text": e.new_text,
+                            }
+                            for e in claim.evidence
+                        ],
                     }
                     for claim in page.claims
                 ],
@@ -274,23 +285,13 @@ def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, 
     }
 
 
-def _evidence_json(evidence: EvidenceResult) -> dict[str, Any]:
-    return {
-        "resource": evidence.resource,
-        "verdict": evidence.verdict.value,
-        "openwiki_verdict": evidence.openwiki_verdict.value if evidence.openwiki_verdict else None,
-        "span": _span(evidence.span),
-        "resource_now": evidence.resource_now,
-        "version_now": evidence.version_now,
-        "touched": evidence.touched,
-        "error": evidence.error,
-        "old_text": evidence.old_text,
-        "new_text": evidence.new_text,
-    }
+def render_json_bytes(report: SweepReport, attention_only: bool = False) -> bytes:
+    """The JSON document as UTF-8 bytes: what the command line writes, without a copy through `str`."""
+    return dumps_bytes(report_json(report, attention_only))
 
 
 def render_json(report: SweepReport, attention_only: bool = False) -> str:
-    return json.dumps(report_json(report, attention_only), indent=2, ensure_ascii=False) + "\n"
+    return render_json_bytes(report, attention_only).decode()
 
 
 def render(report: SweepReport, fmt: str, verbose: bool = False, attention_only: bool | None = None) -> str:
@@ -315,6 +316,7 @@ __all__ = (
     "render",
     "render_github",
     "render_json",
+    "render_json_bytes",
     "render_markdown",
     "render_sarif",
     "render_text",

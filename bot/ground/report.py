@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from ..claims.jsonout import dumps as _dumps
 from ..claims.wording import clip, one_line, plural
 from .build import PageGrounding
 from .work import GroundWork
@@ -124,4 +124,4 @@ def render_result_text(pages: Sequence[PageGrounding], waiting: Sequence[str], w
 
 
 def dumps(document: dict[str, Any]) -> str:
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _dumps(document)
