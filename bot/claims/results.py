@@ -65,7 +65,7 @@ class PageCoverage(NamedTuple):
     grounded: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SweepReport:
     head: str
     base: str | None
@@ -95,6 +95,13 @@ class SweepReport:
             broken_references=len(self.broken_references),
         )
         object.__setattr__(self, "summary", summary)
+
+    def __repr__(self) -> str:
+        # Not every claim: asyncio.run (3.11) formats its main task's result while restoring the SIGINT handler,
+        # and a 100k-claim report's full repr cost seconds of every check.
+        return (
+            f"SweepReport(head={self.head!r}, base={self.base!r}, wiki_dir={self.wiki_dir!r}, summary={self.summary})"
+        )
 
     @property
     def mode(self) -> str:
