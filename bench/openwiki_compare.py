@@ -8,8 +8,8 @@ The oracle is OpenWiki's Claims evidence resolver and preflight extracted from i
 node script by the openwiki-oracle tools (`build.sh`, kept beside this project, not in it). Nothing is built unless
 `--build-oracle BUILD_SH` says so, and then only into the oracle's folder outside this repository.
 
-For each case (bench/sweep.py's wiki: unchanged, and every range moved by three lines) it prints, best and median of
---runs runs with a whole process each (start-up and output included):
+For each case (bench/sweep.py's wiki: unchanged, every range moved by three lines, and optionally ten files edited)
+it prints, best and median of --runs runs with a whole process each (start-up and output included):
 - `wikiwarden check --format json > file` (the full sweep);
 - the oracle's preflight (`node ORACLE REPO`: what `openwiki update` runs before its agent) and its per-record mode
   (`--evidence-out F.jsonl --no-preflight`: a verdict per evidence record, written out);
@@ -58,6 +58,7 @@ class Tool(NamedTuple):
     name: str
     argv: list[str]
     output: Path
+    exits: tuple[int, ...]  # what a run that did its work exits with: Wikiwarden's 1 is "a claim needs attention"
 
 
 def missing_oracle(oracle: Path) -> str:
@@ -98,16 +99,18 @@ def wikiwarden_command() -> list[str]:
     return [str(script)]
 
 
-def timed(argv: list[str], stdout: Path, cwd: Path) -> Run:
+def timed(tool: Tool, cwd: Path) -> Run:
     """One fresh process, its stdout to a file; wall time around it and the peak RSS `/usr/bin/time -v` saw."""
-    with stdout.open("wb") as out:
+    with tool.output.open("wb") as out:
         start = time.perf_counter()
-        done = subprocess.run(["/usr/bin/time", "-v", *argv], stdout=out, stderr=subprocess.PIPE, cwd=cwd, check=False)
+        done = subprocess.run(
+            ["/usr/bin/time", "-v", *tool.argv], stdout=out, stderr=subprocess.PIPE, cwd=cwd, check=False
+        )
         wall = time.perf_counter() - start
     stderr = done.stderr.decode(errors="replace")
     peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
-    if peak is None or done.returncode >= 2:
-        sys.exit(f"{' '.join(argv)} failed (exit {done.returncode}):\n{stderr[-2000:]}")
+    if peak is None or done.returncode not in tool.exits:
+        sys.exit(f"{' '.join(tool.argv)} failed (exit {done.returncode}):\n{stderr[-2000:]}")
     return Run(wall, int(peak.group(1)) / 1024, done.returncode)
 
 
@@ -187,20 +190,22 @@ def compare_case(label: str, repo: Path, claims: int, oracle: list[str], wikiwar
             "wikiwarden check --format json",
             [*wikiwarden, "check", "--repo", str(repo), "--format", "json"],
             out / "ww.json",
+            (0, 1),
         ),
-        Tool("openwiki preflight", [*oracle, str(repo)], out / "preflight.json"),
+        Tool("openwiki preflight", [*oracle, str(repo)], out / "preflight.json", (0,)),
         Tool(
             "openwiki per-record",
             [*oracle, str(repo), "--no-preflight", "--evidence-out", str(out / "records.jsonl")],
             out / "records.json",
+            (0,),
         ),
     ]
     for tool in tools:  # one warm-up each: the page cache and node's compile cache as every later run has them
-        timed(tool.argv, tool.output, repo)
+        timed(tool, repo)
     results: dict[str, list[Run]] = {tool.name: [] for tool in tools}
     for _ in range(runs):
         for tool in tools:
-            results[tool.name].append(timed(tool.argv, tool.output, repo))
+            results[tool.name].append(timed(tool, repo))
     preflight = oracle_preflight_ok(out / "preflight.json", claims)
     ww_summary = json.loads((out / "ww.json").read_bytes())["summary"]
     ours = results[tools[0].name]
@@ -228,6 +233,14 @@ def compare_case(label: str, repo: Path, claims: int, oracle: list[str], wikiwar
         print(f"    ... and {len(disagreements) - SHOWN_DISAGREEMENTS:,} more")
 
 
+def checkout_version() -> str:
+    """The commit measured, and whether the code differs from it: others' uncommitted work is measured too."""
+    git = ["git", "-C", str(ROOT)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    dirty = subprocess.run([*git, "status", "--porcelain", "bot"], capture_output=True, text=True, check=False)
+    return commit.stdout.strip() + (" with uncommitted changes in bot/" if dirty.stdout.strip() else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--oracle", type=Path, default=Path(os.environ.get("OPENWIKI_ORACLE", DEFAULT_ORACLE)))
@@ -247,10 +260,9 @@ def main() -> None:
         sys.exit("/usr/bin/time not found: it measures peak RSS (apt-get install time)")
     wikiwarden = wikiwarden_command()
     oracle = [args.node, str(args.oracle)]
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], check=False, cwd=ROOT, capture_output=True, text=True
-    )
-    print(f"Wikiwarden {commit.stdout.strip()} ({wikiwarden[0]}) vs {args.oracle}, {os.cpu_count()} cores")
+    print(f"Wikiwarden {checkout_version()} ({wikiwarden[0]}) vs {args.oracle}")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{os.cpu_count()} cores, load average {load}")
     for claims in (int(s) for s in args.sizes.split(",")):
         files = 1000 if claims < 100_000 else 10_000
         tree = build(claims, files)
