@@ -1,0 +1,127 @@
+"""`wikiwarden check` end to end, as a user runs it: a fresh interpreter, start-up, the sweep and the report
+written to a file. Synthetic repositories from bench/sweep.py (committed to git), timed unchanged, after every
+range moved (the working tree shifted) and for a 10-file change (`check --base`).
+
+    python bench/cli_e2e.py                          # 10k claims / 1k files and 100k claims / 10k files
+    python bench/cli_e2e.py --sizes 100000 --repeat 5
+    python bench/cli_e2e.py --sizes 100000 --profile out.prof   # cProfile of one unchanged run, top 25 printed
+
+Issue 13's targets at 100k claims: <= 3 s unchanged, <= 4 s moved, peak RSS <= 450 MB, 10-file change <= 0.5 s.
+Figures are wall time including start-up (best and median of --repeat runs) and the peak RSS of the slowest-memory
+run (`/usr/bin/time -v` when installed, else getrusage of the children).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.sweep import build, git_repository, shift_everything, ten_file_change
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGETS = {"unchanged": 3.0, "moved": 4.0, "10-file change": 0.5}
+RSS_TARGET_MB = 450
+GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+TIME_BIN = shutil.which("time") if Path("/usr/bin/time").exists() else None
+
+
+def _run(repo: Path, argv: list[str], out: Path) -> tuple[float, float]:
+    """One `python -m bot ARGV` in `repo`, stdout to `out`: (wall seconds, peak RSS in MB)."""
+    command = [sys.executable, "-m", "bot", *argv]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with out.open("wb") as sink, tempfile.TemporaryFile("w+") as timing:
+        if TIME_BIN:
+            command = ["/usr/bin/time", "-v", *command]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=repo, stdout=sink, stderr=timing, env=env, check=False)
+        seconds = time.perf_counter() - start
+        timing.seek(0)
+        stderr = timing.read()
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}):\n{stderr}")
+    found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    if found:
+        return seconds, int(found.group(1)) / 1024
+    # getrusage keeps the largest child's peak: only meaningful when this run was the largest so far
+    return seconds, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+
+
+def _series(label: str, repo: Path, argv: list[str], repeat: int, target: float | None) -> None:
+    out = repo.parent / "report.out"
+    runs = [_run(repo, argv, out) for _ in range(repeat)]
+    times = [s for s, _ in runs]
+    rss = max(m for _, m in runs)
+    goal = f"  (target <= {target:g} s, RSS <= {RSS_TARGET_MB} MB)" if target else ""
+    print(
+        f"  {label:<16} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
+        f"peak RSS {rss:6.0f} MB  output {out.stat().st_size / 1e6:6.1f} MB{goal}"
+    )
+
+
+def _commit(repo: Path, message: str) -> None:
+    env = {**os.environ, **GIT_ENV}
+    subprocess.run(["git", "add", "-A"], cwd=repo, env=env, check=True)
+    subprocess.run(["git", "commit", "-q", "-m", message], cwd=repo, env=env, check=True)
+
+
+def _write(repo: Path, tree: dict[str, bytes]) -> None:
+    for path, content in tree.items():
+        (repo / path).write_bytes(content)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--format", default="json")
+    parser.add_argument("--profile", metavar="FILE", help="also profile one unchanged run of the largest size")
+    args = parser.parse_args()
+    print(f"rss from {'/usr/bin/time -v' if TIME_BIN else 'getrusage(RUSAGE_CHILDREN)'}; {args.repeat} runs each")
+    for claims in (int(s) for s in args.sizes.split(",")):
+        files = 1000 if claims < 100_000 else 10_000
+        tree = build(claims, files)
+        with tempfile.TemporaryDirectory() as folder:
+            repo = Path(folder) / "repo"
+            git_repository(tree, repo)
+            check = ["check", "--format", args.format]
+            print(f"{claims} claims on {files} files, check --format {args.format} > file")
+            targets = TARGETS if claims >= 100_000 else dict.fromkeys(TARGETS)
+            _series("unchanged", repo, check, args.repeat, targets["unchanged"])
+            if args.profile:
+                prof = [sys.executable, "-m", "cProfile", "-o", str(Path(args.profile).resolve()), "-m", "bot"]
+                with (Path(folder) / "profiled.out").open("wb") as sink:
+                    subprocess.run(
+                        [*prof, *check], cwd=repo, stdout=sink, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False
+                    )
+                import pstats
+
+                pstats.Stats(str(Path(args.profile).resolve())).sort_stats("cumulative").print_stats(25)
+            _write(repo, shift_everything(tree))
+            _series("moved", repo, check, args.repeat, targets["moved"])
+            _write(repo, tree)  # back to the commit, then a 10-file change committed on top
+            head, _ = ten_file_change(tree)
+            _write(repo, {p: c for p, c in head.items() if c != tree[p]})
+            _commit(repo, "ten files")
+            _series(
+                "10-file change",
+                repo,
+                [*check, "--base", "HEAD~1", "--head", "HEAD"],
+                args.repeat,
+                targets["10-file change"],
+            )
+
+
+if __name__ == "__main__":
+    main()
