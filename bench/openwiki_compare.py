@@ -182,7 +182,9 @@ def ratios(theirs: list[Run], ours: list[Run]) -> str:
     return f"{best_of(theirs) / best_of(ours):5.1f}x best  {median_of(theirs) / median_of(ours):5.1f}x median"
 
 
-def compare_case(label: str, repo: Path, claims: int, oracle: list[str], wikiwarden: list[str], runs: int) -> None:
+def compare_case(
+    label: str, repo: Path, claims: int, oracle: list[str], wikiwarden: list[str], runs: int, warmups: int
+) -> None:
     out = repo.parent / f"{repo.name}-out"
     out.mkdir()
     tools = [
@@ -200,8 +202,9 @@ def compare_case(label: str, repo: Path, claims: int, oracle: list[str], wikiwar
             (0,),
         ),
     ]
-    for tool in tools:  # one warm-up each: the page cache and node's compile cache as every later run has them
-        timed(tool, repo)
+    for _ in range(warmups):  # the page cache as every later run has it
+        for tool in tools:
+            timed(tool, repo)
     results: dict[str, list[Run]] = {tool.name: [] for tool in tools}
     for _ in range(runs):
         for tool in tools:
@@ -243,11 +246,17 @@ def checkout_version() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--oracle", type=Path, default=Path(os.environ.get("OPENWIKI_ORACLE", DEFAULT_ORACLE)))
+    parser.add_argument(
+        "--oracle",
+        type=Path,
+        default=Path(os.environ.get("OPENWIKI_ORACLE", DEFAULT_ORACLE)),
+        help=f"the oracle's openwiki-oracle.mjs (default: $OPENWIKI_ORACLE, else {DEFAULT_ORACLE})",
+    )
     parser.add_argument("--node", default="node", help="node >= 20 (default: node on the PATH)")
     parser.add_argument("--sizes", default="10000", help="claims, comma-separated (1000 and 100000 optional)")
     parser.add_argument("--cases", default=DEFAULT_CASES, help=f"comma-separated, of {', '.join(CASES)}")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs of each tool per case (after a warm-up)")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each tool per case")
+    parser.add_argument("--warmups", type=int, default=1, help="untimed runs of each tool first (default: 1)")
     parser.add_argument("--build-oracle", type=Path, metavar="BUILD_SH", help="build the oracle first with this script")
     args = parser.parse_args()
     if args.build_oracle:
@@ -270,7 +279,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="openwiki-compare-") as folder:
                 repo = Path(folder) / "repo"
                 git_repository(CASES[label](tree), repo)
-                compare_case(f"{label} ({files:,} files)", repo, claims, oracle, wikiwarden, args.runs)
+                compare_case(f"{label} ({files:,} files)", repo, claims, oracle, wikiwarden, args.runs, args.warmups)
 
 
 if __name__ == "__main__":
