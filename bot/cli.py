@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -241,17 +241,20 @@ def _write_json(document: object) -> None:
     report is hundreds of megabytes: no copy through `str`)."""
     from .claims.jsonout import dumps_bytes  # noqa: PLC0415  (orjson: only where JSON is written)
 
-    _write_bytes(dumps_bytes(document))
+    _write_bytes((dumps_bytes(document),))
 
 
-def _write_bytes(data: bytes) -> None:
+def _write_bytes(chunks: Iterable[bytes]) -> None:
+    """Chunks of UTF-8 as they come: a report written a page at a time is never held whole."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text-only stream (a test's StringIO)
-        sys.stdout.write(data.decode())
-        return
     sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    for chunk in chunks:
+        if buffer is None:  # a text-only stream (a test's StringIO)
+            sys.stdout.write(chunk.decode())
+        else:
+            buffer.write(chunk)
+    if buffer is not None:
+        buffer.flush()
 
 
 def _repo(args: argparse.Namespace, path: str | Path | None = None) -> GitRepository:
@@ -291,7 +294,7 @@ def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .claims.report import render, render_json_bytes  # noqa: PLC0415
+    from .claims.report import render, report_json_chunks  # noqa: PLC0415
     from .source.git import GitError  # noqa: PLC0415
     from .usecases.check import check_repository  # noqa: PLC0415
 
@@ -306,7 +309,7 @@ def _check(args: argparse.Namespace) -> int:
         except GitError as exc:
             raise UsageError(str(exc)) from exc
     if args.format == "json":
-        _write_bytes(render_json_bytes(report, attention_only=bool(args.attention_only)))
+        _write_bytes(report_json_chunks(report, attention_only=bool(args.attention_only)))
     else:
         sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))
     return EXIT_ATTENTION if report.needs_attention else EXIT_OK

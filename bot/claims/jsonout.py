@@ -5,6 +5,7 @@ library falls back to for `indent` cost half of a 100k-claim check."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -23,9 +24,28 @@ def dumps_bytes(document: Any) -> bytes:
         return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
+def dumps_chunks(document: dict[str, Any], key: str, items: Iterable[Any]) -> Iterator[bytes]:
+    """`document` with its `key` (an empty list in `document`) holding `items`, in the bytes `dumps_bytes` would
+    write for the whole, an item at a time: neither the items nor the text need exist at once.
+
+    Each item is encoded at the top level and indented into place: the only raw line breaks JSON text holds are
+    the indentation's, since a string's are escaped."""
+    placeholder = f"\n  {dumps(key).strip()}: []".encode()
+    head, found, tail = dumps_bytes(document).partition(placeholder)
+    if not found:
+        raise ValueError(f"{key!r} must be an empty list at the document's top level")
+    yield head
+    yield placeholder[: -len(b"]")]
+    empty = True
+    for item in items:
+        yield (b"\n    " if empty else b",\n    ") + dumps_bytes(item)[: -len(b"\n")].replace(b"\n", b"\n    ")
+        empty = False
+    yield (b"]" if empty else b"\n  ]") + tail
+
+
 def dumps(document: Any) -> str:
     """`document` as JSON text, for callers that build a string."""
     return dumps_bytes(document).decode()
 
 
-__all__ = ("dumps", "dumps_bytes")
+__all__ = ("dumps", "dumps_bytes", "dumps_chunks")

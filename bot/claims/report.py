@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from .attention import attention_only as needing_attention
 from .ci import render_github, render_sarif
 from .inert import code, fence, prose
-from .jsonout import dumps_bytes
+from .jsonout import dumps_chunks
 from .phrasing import broken_note, diff_lines, evidence_note, summary_line
 from .results import ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from .verdicts import Verdict
@@ -230,9 +231,42 @@ def _truncate(text: str, limit: int | None) -> str:
     return "\n".join(kept) + note
 
 
-def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, Any]:
-    """The stable JSON document (`format_version` 1), documented in the README. With `attention_only` (which it
-    says) its lists hold only what needs attention; the summary and `needs_attention` are the whole check's."""
+def _page_json(page: PageResult) -> dict[str, Any]:
+    """One page of the JSON document. Verdicts are StrEnum members: equal to their values and written as them, with
+    no property call per record (a full sweep lists every evidence record, most of them fresh)."""
+    return {
+        "page": page.page,
+        "sidecar": page.sidecar,
+        "error": page.error,
+        "claims": [
+            {
+                "id": claim.id,
+                "statement": claim.statement,
+                "verdict": claim.verdict,
+                "touched": claim.touched,
+                "error": claim.error,
+                "evidence": [
+                    {
+                        "resource": e.resource,
+                        "verdict": e.verdict,
+                        "openwiki_verdict": e.openwiki_verdict,
+                        "span": list(e.span) if e.span else None,
+                        "resource_now": e.resource_now,
+                        "version_now": e.version_now,
+                        "touched": e.touched,
+                        "error": e.error,
+                        "old_text": e.old_text,
+                        "new_text": e.new_text,
+                    }
+                    for e in claim.evidence
+                ],
+            }
+            for claim in page.claims
+        ],
+    }
+
+
+def _document(report: SweepReport, attention_only: bool, pages: list[Any]) -> dict[str, Any]:
     shown = needing_attention(report) if attention_only else report
     return {
         "format_version": JSON_FORMAT_VERSION,
@@ -243,40 +277,7 @@ def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, 
         "summary": report.summary,
         "needs_attention": report.needs_attention,
         "attention_only": attention_only,
-        "pages": [
-            {
-                "page": page.page,
-                "sidecar": page.sidecar,
-                "error": page.error,
-                "claims": [
-                    {
-                        "id": claim.id,
-                        "statement": claim.statement,
-                        "verdict": claim.verdict.value,
-                        "touched": claim.touched,
-                        "error": claim.error,
-                        # inline, not a call per record: a full sweep lists every evidence record, most of them fresh
-                        "evidence": [
-                            {
-                                "resource": e.resource,
-                                "verdict": e.verdict.value,
-                                "openwiki_verdict": e.openwiki_verdict.value if e.openwiki_verdict else None,
-                                "span": list(e.span) if e.span else None,
-                                "resource_now": e.resource_now,
-                                "version_now": e.version_now,
-                                "touched": e.touched,
-                                "error": e.error,
-                                "old_text": e.old_text,
-                                "new_text": e.new_text,
-                            }
-                            for e in claim.evidence
-                        ],
-                    }
-                    for claim in page.claims
-                ],
-            }
-            for page in shown.pages
-        ],
+        "pages": pages,
         "ungrounded_pages": list(shown.ungrounded_pages),
         "broken_references": [
             ref._asdict() | {"at": list(ref.at) if ref.at else None} for ref in shown.broken_references
@@ -285,9 +286,24 @@ def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, 
     }
 
 
+def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, Any]:
+    """The stable JSON document (`format_version` 1), documented in the README. With `attention_only` (which it
+    says) its lists hold only what needs attention; the summary and `needs_attention` are the whole check's."""
+    shown = needing_attention(report) if attention_only else report
+    return _document(report, attention_only, [_page_json(page) for page in shown.pages])
+
+
+def report_json_chunks(report: SweepReport, attention_only: bool = False) -> Iterator[bytes]:
+    """`report_json` encoded, in pieces a page at a time: the whole document's dicts never exist at once (a 100k-claim
+    sweep's would be hundreds of megabytes, and the garbage collector's passes over them cost more than encoding)."""
+    shown = needing_attention(report) if attention_only else report
+    head = _document(report, attention_only, [])
+    return dumps_chunks(head, "pages", (_page_json(page) for page in shown.pages))
+
+
 def render_json_bytes(report: SweepReport, attention_only: bool = False) -> bytes:
-    """The JSON document as UTF-8 bytes: what the command line writes, without a copy through `str`."""
-    return dumps_bytes(report_json(report, attention_only))
+    """The JSON document as UTF-8 bytes."""
+    return b"".join(report_json_chunks(report, attention_only))
 
 
 def render_json(report: SweepReport, attention_only: bool = False) -> str:
@@ -321,5 +337,6 @@ __all__ = (
     "render_sarif",
     "render_text",
     "report_json",
+    "report_json_chunks",
     "summary_line",
 )

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bot.claims.jsonout import dumps, dumps_bytes
+from bot.claims.jsonout import dumps, dumps_bytes, dumps_chunks
 
 HOSTILE = 'é 日本 🙂 "q" \\ \t\n\r \x00\x01\x1f \x7f \u2028\u2029 </script> \ufeff'
 
@@ -44,3 +44,26 @@ def test_what_orjson_refuses_is_written_as_before() -> None:
     assert written == _stdlib(document)
     assert b'"openwiki/caf\\udce9.md"' in written and "é 日本".encode() in written  # escaped only where it must be
     assert json.loads(written) == document
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [],
+        [{}],
+        [{"page": HOSTILE, "claims": [{"lines": "a\nb", "span": [1, 2], "empty": [], "nested": {"x": {}}}]}],
+        [{"n": n, "caf\udce9": [n] * n} for n in range(5)],
+        ["a string", 3, None, [], [[]]],
+    ],
+)
+def test_a_document_streamed_an_item_at_a_time_is_the_same_bytes(items: list[object]) -> None:
+    head = {"version": 1, "pages": [], "summary": {"pages": len(items)}, "tail": ['\n  "pages": []']}
+    whole = dumps_bytes(head | {"pages": items})
+    assert b"".join(dumps_chunks(head, "pages", iter(items))) == whole
+    assert json.loads(whole)["pages"] == items
+
+
+def test_streaming_needs_the_key_as_an_empty_list_at_the_top() -> None:
+    for head in ({"pages": [1]}, {"inner": {"pages": []}}, {}):
+        with pytest.raises(ValueError, match="'pages' must be an empty list"):
+            list(dumps_chunks(head, "pages", []))

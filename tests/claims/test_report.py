@@ -6,7 +6,14 @@ import json
 
 from inertcheck import assert_inert_markdown, read, tokens, visible
 
-from bot.claims.report import render_json, render_markdown, render_text, report_json, summary_line
+from bot.claims.report import (
+    render_json,
+    render_json_bytes,
+    render_markdown,
+    render_text,
+    report_json,
+    summary_line,
+)
 from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 
@@ -207,3 +214,14 @@ def test_a_reports_repr_costs_nothing_per_claim() -> None:
     small, large = repr(_report(1)), repr(_report(5000))
     assert len(small) < 300 and len(large) - len(small) == 3 * len("000")  # stale, claims, touched: 1 → 5000
     assert large.startswith("SweepReport(head='head', base='base', wiki_dir='openwiki'") and "'stale': 5000" in large
+
+
+def test_the_json_written_a_page_at_a_time_is_the_whole_documents() -> None:
+    report = _report(30)
+    for attention_only in (False, True):
+        document = report_json(report, attention_only)
+        expected = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        assert render_json_bytes(report, attention_only) == expected.encode()
+        assert render_json(report, attention_only) == expected
+    empty = SweepReport("head", None, "openwiki", ())
+    assert json.loads(render_json(empty))["pages"] == [] and '"pages": [],' in render_json(empty)
