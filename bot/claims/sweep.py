@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import overload
@@ -185,6 +185,9 @@ class _LazyFiles(Sequence[ChangedFile]):
         return iter(self._get())
 
 
+# An evidence record to evaluate: its index among the sweep's records, the record, and its parsed resource.
+_Filed = tuple[int, EvidenceRecord, EvidenceResource]
+
 # What a sweep chose to re-check: each page with the claims of it to evaluate.
 Selection = list[tuple[LoadedPage, tuple[Claim, ...]]]
 
@@ -198,9 +201,7 @@ class Sweeper:
         self.options = options
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
-        self._head_texts = self._texts[id(head)]
         self._resources: dict[str, EvidenceResource | Problem] = {}
-        self._canonical: dict[str, str] = {}
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
@@ -271,8 +272,6 @@ class Sweeper:
                 else:
                     problem = self._path_problems[res.path] = self._path_problem(res)
                 parsed = problem or res
-                if problem is None:
-                    self._canonical[stored] = res.canonical
             self._resources[stored] = parsed
         return parsed
 
@@ -349,26 +348,34 @@ class Sweeper:
     # -- evaluating ----------------------------------------------------------------------------
 
     def evaluate(self, record: EvidenceRecord) -> EvidenceResult:
-        res = self._resources.get(record.resource) or self.resource(record.resource)
+        """One evidence record's result (a sweep evaluates its records file by file, through `_evaluate_file`)."""
+        res = self.resource(record.resource)
         if isinstance(res, Problem):
             return EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
-        current = self._head_texts[res.path] if res.path in self._head_texts else self.text(self.head, res.path)
-        change = self.by_old.get(res.path) if self.by_old else None
-        hint_checked = False
-        if change is None and res.start is not None and res.end is not None and type(current) is FileText:
-            if unchanged_at_hint(current, res.start - 1, res.end, record.version):
+        result: list[EvidenceResult | None] = [None]
+        self._evaluate_file(res.path, [(0, record, res)], result)
+        return result[0]  # type: ignore[return-value]
+
+    def _evaluate_file(self, path: str, records: list[_Filed], results: list[EvidenceResult | None]) -> None:
+        """Put the result of each record citing the file at `path` at its index: the file is looked up once."""
+        current = self.text(self.head, path)
+        if type(current) is not FileText or path in self.by_old:
+            for index, record, res in records:
+                results[index] = self._evaluate(record, res, current)
+            return
+        for index, record, res in records:
+            start, end = res.start, res.end
+            if start is not None and end is not None and unchanged_at_hint(current, start - 1, end, record.version):
                 # The common case, answered without the general machinery: fresh where it says.
-                span = (res.start, res.end)
-                return EvidenceResult(
-                    record.resource,
-                    record.version,
-                    Verdict.FRESH,
-                    OpenWikiVerdict.FRESH,
-                    span,
-                    self._canonical[record.resource],
-                    record.version,
-                )
-            hint_checked = True
+                results[index] = _fresh_at_hint(record, res, start, end)
+            else:
+                results[index] = self._evaluate(record, res, current)
+
+    def _evaluate(
+        self, record: EvidenceRecord, res: EvidenceResource, current: FileText | Problem | None
+    ) -> EvidenceResult:
+        """The general case: the evidence is not (or cannot be) where its hint says, unchanged."""
+        change = self.by_old.get(res.path) if self.by_old else None
         if change is not None:
             new = self.text(self.head, change.new_path) if change.new_path else None
             if isinstance(new, Problem):
@@ -379,6 +386,8 @@ class Sweeper:
         else:
             # OpenWiki's algorithm on the same file: its verdict is this one, seen without moves.
             path = res.path if current else None
+            # `_evaluate_file` tried the hint of lines cited from a file the change left alone.
+            hint_checked = res.start is not None and type(current) is FileText
             tracked = reference_verdict(res, record.version, current, path, hint_checked=hint_checked)
             return _result(record, tracked, _OPENWIKI_EQUIVALENT[tracked.verdict])
         ow_text = current if isinstance(current, FileText) else None
@@ -496,29 +505,38 @@ class Sweeper:
         duplicates = self._duplicates(wiki)
         chosen, unaffected_pages = self.select(wiki, duplicates)
         records = [record for _, claims in chosen for claim in claims for record in claim.evidence]
-        self._prefetch(records)
-        # Evaluate file by file, so each file's text stays in the processor's cache while it is used.
-        by_file = sorted(records, key=self._record_path)
-        evaluated = dict(zip(by_file, map(self.evaluate, by_file), strict=True))
-        results = [self._page(page, claims, duplicates, evaluated) for page, claims in chosen]
+        results: list[EvidenceResult | None] = [None] * len(records)
+        # Each resource parsed once, and each record filed under the file it cites.
+        by_path: dict[str, list[_Filed]] = {}
+        for index, record in enumerate(records):
+            res = self.resource(record.resource)
+            if isinstance(res, Problem):
+                results[index] = EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
+            else:
+                by_path.setdefault(res.path, []).append((index, record, res))
+        self._prefetch(by_path.keys())
+        # File by file, so each file's text stays in the processor's cache while it is used.
+        for path in sorted(by_path):
+            self._evaluate_file(path, by_path[path], results)
+        pages = []
+        position = 0
+        for page, claims in chosen:
+            count = sum(len(claim.evidence) for claim in claims)
+            pages.append(self._page(page, claims, duplicates, results[position : position + count]))
+            position += count
         return SweepReport(
             head=self.head.label,
             base=self.change.base.label if self.change else None,
             wiki_dir=self.wiki_dir,
-            pages=tuple(results),
+            pages=tuple(pages),
             ungrounded_pages=tuple(wiki.ungrounded),
             unaffected_pages=unaffected_pages,
         )
 
-    def _record_path(self, record: EvidenceRecord) -> str:
-        res = self.resource(record.resource)
-        return "" if isinstance(res, Problem) else res.path
-
-    def _prefetch(self, records: list[EvidenceRecord]) -> None:
+    def _prefetch(self, paths: Iterable[str]) -> None:
         """Tell the snapshots every file the sweep will read, so a local repository reads them in one batch."""
-        paths = self._cited_paths(records)
         touched = [self.by_old[p] for p in paths if p in self.by_old]
-        self.head.prefetch(sorted(paths | {f.new_path for f in touched if f.new_path}))
+        self.head.prefetch(sorted({*paths, *(f.new_path for f in touched if f.new_path)}))
         if self.change is not None and touched:
             self.change.base.prefetch(sorted(f.old_path for f in touched if f.old_path))
 
@@ -527,21 +545,24 @@ class Sweeper:
         page: LoadedPage,
         chosen: tuple[Claim, ...],
         duplicates: dict[tuple[str, str], str],
-        evaluated: dict[EvidenceRecord, EvidenceResult],
+        results: list[EvidenceResult | None],
     ) -> PageResult:
+        """The page's result from its claims' evidence results, in the order of their records."""
         if page.sidecar is None:
             return PageResult(page.page, page.sidecar_path, page.error)
         claims = []
+        position = 0
         for claim in chosen:
-            evidence = tuple(map(evaluated.__getitem__, claim.evidence))
+            count = len(claim.evidence)
+            evidence: tuple[EvidenceResult, ...] = tuple(results[position : position + count])  # type: ignore[arg-type]
+            position += count
             error = duplicates.get((page.page, claim.id)) if duplicates else None
+            if count == 1:
+                verdict, touched = evidence[0].verdict, evidence[0].touched
+            else:
+                verdict, touched = worst([e.verdict for e in evidence]), any(e.touched for e in evidence)
             if error:
                 verdict = Verdict.ERROR
-            elif len(evidence) == 1:
-                verdict = evidence[0].verdict
-            else:
-                verdict = worst([e.verdict for e in evidence])
-            touched = any(e.touched for e in evidence)
             claims.append(ClaimResult(claim.id, claim.statement, verdict, touched, evidence, error))
         return PageResult(page.page, page.sidecar_path, None, tuple(claims))
 
@@ -552,6 +573,20 @@ _OPENWIKI_EQUIVALENT = {
     Verdict.STALE: OpenWikiVerdict.STALE,
     Verdict.UNRESOLVED: OpenWikiVerdict.UNRESOLVED,
 }
+
+
+def _fresh_at_hint(record: EvidenceRecord, res: EvidenceResource, start: int, end: int) -> EvidenceResult:
+    """Evidence whose stored text stands unchanged at its hint: the stored strings are shared, not copied."""
+    canonical = res.canonical
+    return EvidenceResult(
+        record.resource,
+        record.version,
+        Verdict.FRESH,
+        OpenWikiVerdict.FRESH,
+        (start, end),
+        record.resource if canonical == record.resource else canonical,
+        record.version,
+    )
 
 
 def _result(record: EvidenceRecord, tracked: Tracked, ow: OpenWikiVerdict) -> EvidenceResult:
