@@ -173,11 +173,16 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
     if not report.base:
         sections = [("Need attention", touched_attention + older), sections[2]]
     body: list[str] = []
+    size = sum(len(line) + 1 for line in head)
     for title, items in sections:
         if items:
             body += ["", f"### {title} ({len(items)})", ""]
             for page, claim in items:
-                body += _md_claim(page, claim)
+                if limit is not None and size > limit:  # all that follows is cut: a check run shows the first few
+                    break
+                lines = _md_claim(page, claim)
+                size += sum(len(line) + 1 for line in lines)
+                body += lines
     unreadable = [p for p in report.pages if p.error]
     if unreadable:
         body += ["", f"### Unreadable sidecars ({len(unreadable)})", ""]

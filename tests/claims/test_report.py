@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from inertcheck import assert_inert_markdown, read, tokens, visible
 
+import bot.claims.report as report_module
 from bot.claims.report import (
     render_json,
     render_json_bytes,
@@ -225,3 +227,16 @@ def test_the_json_written_a_page_at_a_time_is_the_whole_documents() -> None:
         assert render_json(report, attention_only) == expected
     empty = SweepReport("head", None, "openwiki", ())
     assert json.loads(render_json(empty))["pages"] == [] and '"pages": [],' in render_json(empty)
+
+
+def test_markdown_with_a_limit_renders_no_claim_past_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The App's check run holds 65,535 characters: a sweep that re-anchored 100k claims rendered all of them (tens
+    of megabytes, seconds) to keep the first few hundred."""
+    report = _report(5000)
+    whole = render_markdown(report)
+    rendered: list[str] = []
+    real = report_module._md_claim
+    monkeypatch.setattr(report_module, "_md_claim", lambda page, claim: rendered.append(claim.id) or real(page, claim))
+    cut = render_markdown(report, limit=20_000)
+    assert cut == report_module._truncate(whole, 20_000) and len(cut) <= 20_000
+    assert cut.count("claim_") < len(rendered) <= cut.count("claim_") + 2  # the claims shown, and the one cut
