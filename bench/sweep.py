@@ -1,5 +1,6 @@
 """Sweep speed on synthetic repositories: claims per second for a full sweep (unchanged, and with every
-range moved), and the time of a diff-aware sweep of a 10-file change.
+range moved), the time of a diff-aware sweep of a 10-file change, and the memory of a full sweep (the peak
+traced by tracemalloc during one run, and what its report keeps).
 
     python bench/sweep.py                 # 1k, 10k and 100k claims
     python bench/sweep.py --sizes 100000  # one size
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -105,6 +107,19 @@ def best(runs: int, fn) -> tuple[float, object]:
     return min(times), result
 
 
+def traced(fn) -> tuple[float, float]:
+    """Peak and retained memory (MB) that Python allocates during one call of `fn`, its result kept."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        result = fn()
+        retained, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del result
+    return peak / 2**20, retained / 2**20
+
+
 def git_repository(tree: dict[str, bytes], root: Path) -> None:
     env = {
         **os.environ,
@@ -127,7 +142,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--git", action="store_true", help="also time a real repository (git objects, working tree)")
     args = parser.parse_args()
-    print(f"{'claims':>8} {'files':>6}  {'full sweep':>18}  {'all moved':>18}  {'10-file change':>14}")
+    print(
+        f"{'claims':>8} {'files':>6}  {'full sweep':>18}  {'all moved':>18}  {'10-file change':>14}"
+        f"  {'full sweep memory (peak, report)':>32}"
+    )
     for claims in (int(s) for s in args.sizes.split(",")):
         files = 1000 if claims < 100_000 else 10_000
         tree = build(claims, files)
@@ -142,9 +160,12 @@ def main() -> None:
         change = Change(base, changed)
         diff_s, report = best(args.repeat, lambda head=head, change=change: sweep(head, change))
         checked = report.summary["claims"]
+        del report
+        peak, kept = traced(lambda base=base: sweep(base))
         print(
             f"{claims:>8} {files:>6}  {full_s:6.2f} s {claims / full_s:>8,.0f}/s"
-            f"  {moved_s:6.2f} s {claims / moved_s:>8,.0f}/s  {diff_s:8.3f} s   ({checked} claims re-checked)"
+            f"  {moved_s:6.2f} s {claims / moved_s:>8,.0f}/s  {diff_s:8.3f} s  {peak:9,.0f} MB, {kept:6,.0f} MB"
+            f"  ({checked} claims re-checked after the change)"
         )
         if args.git:
             from bot.source.git import GitRepository
