@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+import orjson
+
 from .errors import SidecarError
 from .text import sha_hex
 
@@ -137,12 +139,14 @@ def _no_constants(name: str) -> object:
 def parse_sidecar(data: bytes, path: str) -> Sidecar:
     """Read a sidecar exactly as strictly as OpenWiki does; raise SidecarError naming the file and problem."""
     reader = _Reader(path)
-    try:
-        raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
-    except UnicodeDecodeError as exc:
-        raise reader.fail("", f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
-    except ValueError as exc:
-        raise reader.fail("", f"invalid JSON: {exc}") from exc
+    raw = _canonical_json(data)
+    if raw is None:
+        try:
+            raw = json.loads(data.decode("utf-8"), object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+        except UnicodeDecodeError as exc:
+            raise reader.fail("", f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
+        except ValueError as exc:
+            raise reader.fail("", f"invalid JSON: {exc}") from exc
     top = reader.obj(raw, "", ("schemaVersion", "pageVersion", "claims"), ("verification",))
     schema = top["schemaVersion"]
     if isinstance(schema, bool) or schema != SCHEMA_VERSION:
@@ -161,6 +165,21 @@ def parse_sidecar(data: bytes, path: str) -> Sidecar:
             reader.canon(ver["by"], "verification.by"), reader.canon(ver["at"], "verification.at")
         )
     return Sidecar(version, claims, verification)
+
+
+def _canonical_json(data: bytes) -> object | None:
+    """The value of a sidecar written as OpenWiki writes it (`JSON.stringify(value, null, 2)` and a newline),
+    decoded at C speed; None for anything else, which the strict decoder then reads.
+
+    orjson keeps the last of duplicate keys where the strict reader refuses them; re-encoding the value and
+    finding the very bytes read proves there was none (a dropped key would be missing from the re-encoding), and
+    that no number lost precision on the way.
+    """
+    try:
+        value = orjson.loads(data)
+        return value if orjson.dumps(value, option=orjson.OPT_INDENT_2) + b"\n" == data else None
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return None
 
 
 _CLAIM_KEYS = frozenset({"id", "statement", "evidence"})

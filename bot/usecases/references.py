@@ -12,11 +12,9 @@ import contextlib
 import dataclasses
 from collections.abc import Collection, Iterable
 
-from ..claims.errors import SidecarError
 from ..claims.options import SweepOptions
-from ..claims.pages import is_grounded_page, sidecar_for
+from ..claims.pages import is_grounded_page
 from ..claims.results import BrokenReference, PageCoverage, SweepReport
-from ..claims.sidecar import parse_sidecar
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
 from ..ground.findings import broken, clip_lines, gone, may_name, missing_paths, page_coverage
@@ -73,9 +71,10 @@ async def with_references(
         await source.fetch(head, pages)
         texts = {page: _text(head.read(page)) for page in pages}
         found = [ref for page in pages for ref in missing_paths(page, texts[page], head_paths)]
-        measured = await _coverage(
-            source, head, options, [p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :])]
-        )
+        claim_ids = {page.page: [c.id for c in page.claims] for page in report.pages if page.error is None}
+        unusable = {page.page for page in report.pages if page.error is not None}
+        grounded = [p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable]
+        measured = await _coverage(source, head, options, grounded, texts, claim_ids)
         return dataclasses.replace(report, broken_references=tuple(found), coverage=tuple(measured))
     found = await _broken_by(source, head, change, options, pages, head_paths)
     return dataclasses.replace(report, broken_references=tuple(found))
@@ -130,29 +129,29 @@ async def _defining(
     return SymbolIndex.of_files({p: data for p in candidates if any(word in (data := head.read(p)) for word in words)})
 
 
-async def _coverage(source: Source, head: Snapshot, options: SweepOptions, pages: list[str]) -> list[PageCoverage]:
-    """Each page's claims and the share of its prose their quotes ground (pages whose sidecar cannot be read
-    are left out: the sweep reports them)."""
-    wiki_dir = options.wiki_dir
-    sidecars = {page: sidecar_for(page, wiki_dir) for page in pages}
-    quotes = {page: quotes_path(page, wiki_dir) for page in pages}
+async def _coverage(
+    source: Source,
+    head: Snapshot,
+    options: SweepOptions,
+    pages: list[str],
+    texts: dict[str, str],
+    claim_ids: dict[str, list[str]],
+) -> list[PageCoverage]:
+    """Each page's claims (as the sweep read them: no sidecar is parsed twice) and the share of its prose their
+    quotes ground. The caller leaves out pages whose sidecar could not be used: the sweep reports them."""
+    quotes = {page: quotes_path(page, options.wiki_dir) for page in pages}
     present = [
         p
-        for p in [*sidecars.values(), *quotes.values()]
+        for p in quotes.values()
         if (e := head.entry(p)) and e.kind is Kind.FILE and (e.size is None or e.size <= MAX_SIDECAR_BYTES)
     ]
     await source.fetch(head, present)
+    kept_files = set(present)
     measured = []
     for page in pages:
-        ids: list[str] = []
-        if sidecars[page] in present:
-            try:
-                ids = [c.id for c in parse_sidecar(head.read(sidecars[page]), sidecars[page]).claims]
-            except SidecarError:
-                continue
         kept = Quotes()  # coverage as if no quote had been kept, when its file cannot be read
-        if quotes[page] in present:
+        if quotes[page] in kept_files:
             with contextlib.suppress(QuotesError):
                 kept = parse_quotes(head.read(quotes[page]), quotes[page])
-        measured.append(page_coverage(page, _text(head.read(page)), ids, kept))
+        measured.append(page_coverage(page, texts[page], claim_ids.get(page, []), kept))
     return measured

@@ -450,6 +450,32 @@ def test_duplicate_json_object_keys_are_rejected(old: str, new: str, key: str) -
     _rejects(_text().replace(old, new, 1).encode(), "", "duplicate", repr(key))
 
 
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [('  "schemaVersion": 1,\n', "schemaVersion"), (f'      "id": "{ID1}",\n', "id")],
+)
+def test_a_duplicate_key_on_a_line_of_its_own_is_refused_although_the_layout_is_openwikis(line: str, key: str) -> None:
+    # The layout OpenWiki writes is decoded at C speed, which keeps the last of duplicate keys: the re-encoding
+    # check must send this document to the strict reader.
+    canonical = render_sidecar(parse_sidecar(_encode(_valid()), PATH)).decode()
+    assert line in canonical
+    _rejects(canonical.replace(line, line + line, 1).encode(), "", "duplicate", repr(key))
+
+
+def test_a_sidecar_in_openwikis_layout_is_read_without_the_strict_decoder(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = render_sidecar(parse_sidecar(_encode(_valid()), PATH))
+    expected = parse_sidecar(data, PATH)
+    compact = json.dumps(json.loads(data)).encode()
+
+    def unavailable(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the strict decoder ran")
+
+    monkeypatch.setattr("bot.claims.sidecar.json.loads", unavailable)
+    assert parse_sidecar(data, PATH) == expected
+    with pytest.raises(AssertionError, match="strict decoder"):
+        parse_sidecar(compact, PATH)  # any other layout goes through the strict reader
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 @pytest.mark.parametrize("field", ['"schemaVersion": 1', '"id": "' + ID0 + '"', '"at": "2026-08-22T10:15:30.123Z"'])
 def test_nan_and_infinity_are_not_json(constant: str, field: str) -> None:

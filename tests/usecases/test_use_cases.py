@@ -108,7 +108,7 @@ def test_a_full_check_then_reads_the_pages_for_their_references_and_coverage() -
     head = FetchFirst(MemorySnapshot(files), "head")
     report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions()))
     assert head.fetches[2] == ["openwiki/other.md", "openwiki/queue.md", "openwiki/setup.md"]
-    assert head.fetches[3:] == [["openwiki/.claims/other.json", "openwiki/.claims/queue.json"]]  # no quotes files
+    assert head.fetches[3:] == [[]]  # no quotes files, and the sidecars the sweep parsed are not read again
     assert report.broken_references == (
         BrokenReference("openwiki/setup.md", 3, "src/gone.py", "src/gone.py", "src/gone.py", "missing"),
     )
