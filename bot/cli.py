@@ -94,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
         "references (default: on for github, off for the others; sarif only ever holds those)",
     )
     check.add_argument("--all", action="store_true", help="with --base, also re-check claims the change cannot affect")
+    check.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="remember which files each sidecar cites and each full sweep's verdicts in .git/wikiwarden/, so the "
+        "next check reads only what changed (default: on; never changes a verdict)",
+    )
     check.add_argument("--verbose", "-v", action="store_true", help="text format: list fresh claims too")
     check.set_defaults(run=_check)
 
@@ -305,7 +312,7 @@ def _check(args: argparse.Namespace) -> int:
     with _repo(args) as repo:
         options = _options(args, repo)
         try:
-            report = check_repository(repo, args.base, args.head, options, staged=args.staged)
+            report = check_repository(repo, args.base, args.head, options, staged=args.staged, remember=args.cache)
         except GitError as exc:
             raise UsageError(str(exc)) from exc
     if args.format == "json":

@@ -7,6 +7,7 @@ GitHub adapter provide snapshots, and tests or the App can hand over files alrea
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,6 +25,11 @@ class Kind(StrEnum):
 class Entry:
     kind: Kind
     size: int | None = None
+
+
+def git_blob_id(data: bytes) -> str:
+    """git's object id of a blob: names a file's exact bytes, whatever its path or commit."""
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 class Snapshot(Protocol):
@@ -55,6 +61,12 @@ class Snapshot(Protocol):
         """A hint that these files will be read soon, so an adapter can fetch them in a few batches."""
         ...
 
+    def blob_id(self, path: str) -> str | None:
+        """The git blob id of the regular file at `path` when the snapshot knows it without reading the file (a
+        tree listing, git's index for a file the working tree left unmodified); None otherwise. What the
+        sweep's caches are keyed by: the same id is the same bytes."""
+        ...
+
 
 class MemorySnapshot:
     """A snapshot held in memory: files by path, plus symlinks (path → target) and other special entries."""
@@ -70,6 +82,7 @@ class MemorySnapshot:
         self.label = label
         self.commit: str | None = None
         self._dirs = {p.rsplit("/", k)[0] for p in [*self.files, *self.symlinks] for k in range(1, p.count("/") + 1)}
+        self._blob_ids: dict[str, str] = {}
 
     def entry(self, path: str) -> Entry | None:
         if self.symlinks:
@@ -88,6 +101,15 @@ class MemorySnapshot:
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Everything is in memory already."""
+
+    def blob_id(self, path: str) -> str | None:
+        known = self._blob_ids.get(path)
+        if known is None:
+            entry = self.entry(path)
+            if entry is None or entry.kind is not Kind.FILE:
+                return None
+            known = self._blob_ids[path] = git_blob_id(self.files[path])
+        return known
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         prefix = top.rstrip("/") + "/"

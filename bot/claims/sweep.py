@@ -14,12 +14,13 @@ batches first: `wiki_reads` (the sidecars and the ignore file), then `Sweeper.re
 from __future__ import annotations
 
 import gc
-import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import overload
+from typing import NamedTuple, overload
 
+from .citations import EvidenceIndex, cited_paths, may_cite
 from .collation import collation_key
 from .errors import EvidenceResourceError, Problem, SidecarError, UnreadableFileError
 from .ignore import IGNORE_FILE, IgnoreRules
@@ -38,11 +39,11 @@ from .sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar
 from .snapshot import Change, Entry, FileChange, Kind, Snapshot
 from .text import FileText
 from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
+from .verdict_cache import PageBuilder, PageVerdicts, VerdictCache, recall_page, sweep_context
 from .verdicts import OpenWikiVerdict, Verdict, worst
 from .versions import file_version, lines_version
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
-_CITED_PATH = re.compile(rb'repo://([^"#\\]*)')
 
 
 @dataclass
@@ -64,12 +65,16 @@ class Wiki:
 
 
 def load_wiki(
-    snapshot: Snapshot, wiki_dir: str = DEFAULT_WIKI_DIR, wanted: Callable[[str, bytes], bool] | None = None
+    snapshot: Snapshot,
+    wiki_dir: str = DEFAULT_WIKI_DIR,
+    wanted: Callable[[str, bytes], bool] | None = None,
+    unread: Callable[[str], bool] | None = None,
 ) -> Wiki:
     """Discover the grounded pages and read their sidecars strictly, in OpenWiki's page order.
 
-    `wanted`, given a sidecar's path and bytes, may decline to parse it: a diff-aware sweep skips the
-    sidecars that cannot cite anything the change touched.
+    `wanted`, given a sidecar's path and bytes, may decline to parse it, and `unread`, given its path, to read
+    it at all: a diff-aware sweep skips the sidecars that cannot cite anything the change touched (known from
+    the evidence index before reading, else from the bytes).
     """
     wiki_dir = normalize_wiki_dir(wiki_dir)
     pages: set[str] = set()
@@ -98,6 +103,9 @@ def load_wiki(
             loaded.error = f"{sidecar_path}: orphan sidecar, its page {page} does not exist (OpenWiki deletes it)"
         elif _oversized_sidecar(entry.size):
             loaded.error = f"{sidecar_path}: {entry.size:,} bytes; a sidecar is read up to {MAX_SIDECAR_BYTES:,} bytes"
+        elif unread is not None and unread(sidecar_path):
+            loaded.skipped = True
+            with_claims.add(page)
         else:
             try:
                 data = snapshot.read(sidecar_path)
@@ -121,15 +129,49 @@ def load_wiki(
     return wiki
 
 
-def wiki_reads(snapshot: Snapshot, wiki_dir: str = DEFAULT_WIKI_DIR) -> list[str]:
-    """The files a sweep reads before anything else: the ignore file and every sidecar of the wiki."""
+def wiki_reads(
+    snapshot: Snapshot,
+    wiki_dir: str = DEFAULT_WIKI_DIR,
+    change: Change | None = None,
+    options: SweepOptions | None = None,
+    index: EvidenceIndex | None = None,
+) -> list[str]:
+    """The files a sweep reads before anything else: the ignore file and every sidecar of the wiki, but those the
+    evidence index shows a diff-aware sweep of `change` need not read."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
+    scoped = is_scoped(change, options or SweepOptions())
     paths = [
         path
         for path, entry in snapshot.walk(wiki_dir)
-        if entry.kind is Kind.FILE and is_sidecar(path, wiki_dir) and not _oversized_sidecar(entry.size)
+        if entry.kind is Kind.FILE
+        and is_sidecar(path, wiki_dir)
+        and not _oversized_sidecar(entry.size)
+        and not (scoped and change is not None and index and cannot_cite(snapshot, path, wiki_dir, change.paths, index))
     ]
     return [IGNORE_FILE, *paths]
+
+
+def sidecar_blobs(snapshot: Snapshot, wiki_dir: str = DEFAULT_WIKI_DIR) -> list[str]:
+    """The blob ids of the wiki's sidecars the snapshot knows without reading them: what to ask the evidence
+    index about."""
+    wiki_dir = normalize_wiki_dir(wiki_dir)
+    blobs = (snapshot.blob_id(path) for path, entry in snapshot.walk(wiki_dir) if is_sidecar(path, wiki_dir))
+    return [blob for blob in blobs if blob is not None]
+
+
+def is_scoped(change: Change | None, options: SweepOptions) -> bool:
+    """A diff-aware sweep re-checks only what the change can have affected (unless asked to re-check all, or the
+    change edits the ignore file, which can change any claim's verdict)."""
+    return change is not None and not options.recheck_all and IGNORE_FILE not in change.paths
+
+
+def cannot_cite(snapshot: Snapshot, sidecar_path: str, wiki_dir: str, touched: set[str], index: EvidenceIndex) -> bool:
+    """Whether the evidence index shows, before reading it, that the sidecar at `sidecar_path` cites nothing of
+    `touched` (and neither it nor its page was touched)."""
+    if sidecar_path in touched or page_for(sidecar_path, wiki_dir) in touched:
+        return False
+    blob = snapshot.blob_id(sidecar_path)
+    return blob is not None and blob in index and not may_cite(index.cited(blob), touched)
 
 
 def _oversized_sidecar(size: int | None) -> bool:
@@ -209,20 +251,37 @@ Selection = list[tuple[LoadedPage, tuple[Claim, ...]]]
 class Sweeper:
     """One sweep's state: file contents read once per snapshot, diffs computed once per changed file."""
 
-    def __init__(self, head: Snapshot, change: Change | None, options: SweepOptions) -> None:
+    def __init__(
+        self,
+        head: Snapshot,
+        change: Change | None,
+        options: SweepOptions,
+        *,
+        index: EvidenceIndex | None = None,
+        verdicts: VerdictCache | None = None,
+    ) -> None:
         self.head = head
         self.change = change
         self.options = options
+        self.index = index  # which files each sidecar cites: read to skip sidecars, and taught what is new
+        self.verdicts = verdicts  # a full sweep's results kept from earlier sweeps (see `verdict_context`)
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
+        self._planned: _Plan | None = None
         self.by_old = {f.old_path: f for f in change.files if f.old_path} if change else {}
         self.touched_paths = change.paths if change else set()
         ignore = self.text(head, IGNORE_FILE)
-        self.ignore = IgnoreRules(ignore.text if isinstance(ignore, FileText) else "")
+        self.ignore_text = ignore.text if isinstance(ignore, FileText) else ""
+        self.ignore = IgnoreRules(self.ignore_text)
+
+    @property
+    def verdict_context(self) -> str:
+        """The context the verdict cache must have been written under for this sweep to use it."""
+        return sweep_context(self.wiki_dir, self.options.max_file_bytes, self.ignore_text)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -423,34 +482,35 @@ class Sweeper:
     @property
     def scoped(self) -> bool:
         """A diff-aware sweep re-checks only what the change can have affected."""
-        return self.change is not None and not self.options.recheck_all and IGNORE_FILE not in self.touched_paths
+        return is_scoped(self.change, self.options)
 
     def load(self) -> Wiki:
-        """The wiki's sidecars read and parsed (a 100k-claim wiki is half a million objects: collector paused)."""
+        """The wiki's sidecars read and parsed (a 100k-claim wiki is half a million objects: collector paused).
+        A diff-aware sweep reads no sidecar the evidence index shows cannot cite the change, and parses none its
+        bytes show cannot."""
+        if not self.scoped:
+            wanted = unread = None
+        else:
+            wanted = self._may_cite_change
+            unread = self._cannot_cite_change if self.index else None
         with _cyclic_gc_paused():
-            return load_wiki(self.head, self.wiki_dir, self._may_cite_change if self.scoped else None)
+            return load_wiki(self.head, self.wiki_dir, wanted, unread)
+
+    def _cannot_cite_change(self, sidecar_path: str) -> bool:
+        return cannot_cite(self.head, sidecar_path, self.wiki_dir, self.touched_paths, self.index or EvidenceIndex())
 
     def _may_cite_change(self, sidecar_path: str, data: bytes) -> bool:
-        """Whether a sidecar can cite a file the change touched, decided on its bytes without parsing.
-
-        Exact, not a guess: without a backslash (a JSON escape) in the file, every resource stands
-        literally after `repo://`, so one scan finds every path it cites; a path that does not parse
-        counts as citing (its claim must be reported).
-        """
+        """Whether a sidecar can cite a file the change touched, decided on its bytes without parsing (and what
+        it cites learnt by the evidence index)."""
+        blob = self.head.blob_id(sidecar_path) if self.index is not None else None
+        if self.index is not None and blob is not None and blob in self.index:
+            cited = self.index.cited(blob)
+        else:
+            cited = cited_paths(data)
+            if self.index is not None and blob is not None:
+                self.index.learn(blob, cited)
         touched = self.touched_paths
-        if sidecar_path in touched or page_for(sidecar_path, self.wiki_dir) in touched or b"\\" in data:
-            return True
-        for raw in set(_CITED_PATH.findall(data)):
-            try:
-                path = raw.decode()
-                # Anything that may not be normalised already (escapes, dot segments, empty ones) is parsed.
-                if b"%" in raw or b"./" in raw or b"//" in raw or raw.startswith(b"/") or raw.endswith((b"/", b".")):
-                    path = parse_resource(SCHEME + path).path
-            except (UnicodeDecodeError, EvidenceResourceError):
-                return True
-            if path in touched:
-                return True
-        return False
+        return sidecar_path in touched or page_for(sidecar_path, self.wiki_dir) in touched or may_cite(cited, touched)
 
     def _claim_affected(self, claim: Claim) -> bool:
         for record in claim.evidence:
@@ -461,10 +521,14 @@ class Sweeper:
 
     def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:
         """(page, claim id) → why the id is in error: claim ids must be unique across the wiki."""
+        counts = Counter(claim.id for page in wiki.pages for claim in (page.sidecar.claims if page.sidecar else ()))
+        if len(counts) == counts.total():
+            return {}  # the common case, told at C speed
         owners: dict[str, list[str]] = {}
         for page in wiki.pages:
             for claim in page.sidecar.claims if page.sidecar else ():
-                owners.setdefault(claim.id, []).append(page.page)
+                if counts[claim.id] > 1:
+                    owners.setdefault(claim.id, []).append(page.page)
         return {
             (page, claim_id): "claim id is also used on "
             + ", ".join(p for p in pages if p != page)
@@ -494,20 +558,34 @@ class Sweeper:
         return chosen, unaffected_pages
 
     def reads(self, wiki: Wiki) -> list[tuple[Snapshot, list[str]]]:
-        """Every file the sweep of `wiki` will read, per snapshot: the cited files at the head, and when the
-        change touched one of them, both sides of every file of the change (a span it deleted is looked for
-        among the lines it added anywhere). Pure: a remote source fetches these before `run`."""
-        chosen, _ = self.select(wiki, self._duplicates(wiki))
-        cited = self._cited_paths([record for _, claims in chosen for claim in claims for record in claim.evidence])
+        """Every file the sweep of `wiki` will read, per snapshot: the cited files at the head (but those whose
+        every record the verdict cache answers), and when the change touched one of them, both sides of every
+        file of the change (a span it deleted is looked for among the lines it added anywhere). Pure: a remote
+        source fetches these before `run`."""
+        plan = self._plan(wiki)
+        pending = [record for record, result in zip(plan.records, plan.results, strict=True) if result is None]
+        cited = self._cited_paths(pending)
         head = set(cited)
         base: set[str] = set()
         if self.change is not None and any(path in self.by_old for path in cited):
             head.update(f.new_path for f in self.change.files if f.new_path)
             base.update(f.old_path for f in self.change.files if f.old_path)
-        plan: list[tuple[Snapshot, list[str]]] = [(self.head, sorted(p for p in head if self.readable(self.head, p)))]
+        reads: list[tuple[Snapshot, list[str]]] = [(self.head, sorted(p for p in head if self.readable(self.head, p)))]
         if self.change is not None and base:
-            plan.append((self.change.base, sorted(p for p in base if self.readable(self.change.base, p))))
-        return plan
+            reads.append((self.change.base, sorted(p for p in base if self.readable(self.change.base, p))))
+        return reads
+
+    def _plan(self, wiki: Wiki) -> _Plan:
+        """What the sweep of `wiki` evaluates, and the results the verdict cache already holds (made once, for
+        `reads` and `run` alike)."""
+        if self._planned is None or self._planned.wiki is not wiki:
+            duplicates = self._duplicates(wiki)
+            chosen, unaffected_pages = self.select(wiki, duplicates)
+            records = [record for _, claims in chosen for claim in claims for record in claim.evidence]
+            results: list[EvidenceResult | None] = [None] * len(records)
+            recalled = self._recall(chosen, results)
+            self._planned = _Plan(wiki, duplicates, chosen, unaffected_pages, records, results, recalled)
+        return self._planned
 
     def _cited_paths(self, records: list[EvidenceRecord]) -> set[str]:
         return {res.path for record in records if type(res := self.resource(record.resource)) is EvidenceResource}
@@ -518,13 +596,14 @@ class Sweeper:
             return self.run(wiki if wiki is not None else self.load())
 
     def run(self, wiki: Wiki) -> SweepReport:
-        duplicates = self._duplicates(wiki)
-        chosen, unaffected_pages = self.select(wiki, duplicates)
-        records = [record for _, claims in chosen for claim in claims for record in claim.evidence]
-        results: list[EvidenceResult | None] = [None] * len(records)
+        plan = self._plan(wiki)
+        self._planned = None  # its results are filled in now: another run plans afresh
+        chosen, records, results, recalled = plan.chosen, plan.records, plan.results, plan.recalled
         # Each resource parsed once, and each record filed under the file it cites.
         by_path: dict[str, list[_Filed]] = {}
         for index, record in enumerate(records):
+            if results[index] is not None:
+                continue
             res = self.resource(record.resource)
             if isinstance(res, Problem):
                 results[index] = EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
@@ -534,11 +613,13 @@ class Sweeper:
         # File by file, so each file's text stays in the processor's cache while it is used.
         for path in sorted(by_path):
             self._evaluate_file(path, by_path[path], results)
+        if recalled is not None:
+            self._remember(chosen, results, recalled)
         pages = []
         position = 0
         for page, claims in chosen:
             count = sum(len(claim.evidence) for claim in claims)
-            pages.append(self._page(page, claims, duplicates, results[position : position + count]))
+            pages.append(self._page(page, claims, plan.duplicates, results[position : position + count]))
             position += count
         return SweepReport(
             head=self.head.label,
@@ -546,8 +627,76 @@ class Sweeper:
             wiki_dir=self.wiki_dir,
             pages=tuple(pages),
             ungrounded_pages=tuple(wiki.ungrounded),
-            unaffected_pages=unaffected_pages,
+            unaffected_pages=plan.unaffected_pages,
         )
+
+    # -- remembering (a full sweep: the evidence index and the verdict cache) -----------------
+
+    def _recall(self, chosen: Selection, results: list[EvidenceResult | None]) -> list[_Recalled] | None:
+        """On a full sweep with a verdict cache or an evidence index: each page's sidecar blob id, and the results
+        the cache kept for records whose file still has the same blob id, put in `results`."""
+        if self.change is not None or (self.verdicts is None and self.index is None):
+            return None
+        cache = self.verdicts if self.verdicts is not None and self.verdicts.context == self.verdict_context else None
+        recalled: list[_Recalled] = []
+        position = 0
+        blob_id = self.head.blob_id
+        ids: dict[str, str | None] = {}  # each cited file's blob id now, asked once
+        for page, claims in chosen:
+            records = [record for claim in claims for record in claim.evidence]
+            blob = blob_id(page.sidecar_path) if page.sidecar is not None else None
+            kept = cache.page(blob) if cache is not None and blob is not None else None
+            hits = bytearray(len(records))
+            if kept is not None and len(kept) == len(records):
+                valid = [
+                    (ids[path] if path in ids else ids.setdefault(path, blob_id(path))) == file_blob
+                    for path, file_blob in kept.files
+                ]
+                for i, result in enumerate(recall_page(kept, valid, records)):
+                    if result is not None:
+                        results[position + i] = result
+                        hits[i] = 1
+            recalled.append(_Recalled(blob, kept if any(hits) else None, hits))
+            position += len(records)
+        return recalled
+
+    def _remember(self, chosen: Selection, results: list[EvidenceResult | None], recalled: list[_Recalled]) -> None:
+        """Teach the evidence index what each new sidecar cites, and keep in the verdict cache every result
+        evaluated from a file whose blob id is known (or recalled from it)."""
+        texts = self._texts[id(self.head)]
+        position = 0
+        for (_, claims), (blob, kept, hits) in zip(chosen, recalled, strict=True):
+            start, position = position, position + len(hits)
+            if blob is None:
+                continue
+            if kept is not None and hits.count(0) == 0 and (self.index is None or blob in self.index):
+                if self.verdicts is not None:
+                    self.verdicts.keep(blob, kept)  # every result recalled: kept as it was
+                continue
+            page = PageBuilder()
+            cited: set[str] | None = set()
+            i = 0
+            for claim in claims:
+                for record in claim.evidence:
+                    file: tuple[str, str] | None = None
+                    if hits[i]:
+                        assert kept is not None
+                        file = kept.file_of(i)
+                        path: str | None = file[0]
+                    else:
+                        res = self._resources.get(record.resource)
+                        path = res.path if type(res) is EvidenceResource else None
+                        if path is not None and type(texts.get(path)) is FileText:
+                            file_blob = self.head.blob_id(path)
+                            file = (path, file_blob) if file_blob is not None else None
+                    if cited is not None:
+                        cited = _with_path(cited, path, record.resource)
+                    page.add(file, results[start + i])
+                    i += 1
+            if self.index is not None:
+                self.index.learn(blob, frozenset(cited) if cited is not None else None)
+            if self.verdicts is not None:
+                self.verdicts.keep(blob, page.build())
 
     def _prefetch(self, paths: Iterable[str]) -> None:
         """Tell the snapshots every file the sweep will read, so a local repository reads them in one batch."""
@@ -581,6 +730,40 @@ class Sweeper:
                 verdict = Verdict.ERROR
             claims.append(ClaimResult(claim.id, claim.statement, verdict, touched, evidence, error))
         return PageResult(page.page, page.sidecar_path, None, tuple(claims))
+
+
+class _Plan(NamedTuple):
+    """A sweep's plan: the claims chosen, their records, and the results recalled from the verdict cache so far."""
+
+    wiki: Wiki
+    duplicates: dict[tuple[str, str], str]
+    chosen: Selection
+    unaffected_pages: int
+    records: list[EvidenceRecord]
+    results: list[EvidenceResult | None]
+    recalled: list[_Recalled] | None
+
+
+class _Recalled(NamedTuple):
+    """A page of a full sweep with memory: its sidecar's blob id, the verdicts the cache kept for it (when any
+    were used) and which of its records took theirs from the cache."""
+
+    blob: str | None
+    kept: PageVerdicts | None
+    hits: bytearray
+
+
+def _with_path(cited: set[str], path: str | None, resource: str) -> set[str] | None:
+    """`cited` with the path a record cites (parsed again when the sweep refused it: ignored, in the wiki…), or None
+    when its resource does not parse: a sidecar holding one may cite anything (every diff-aware sweep reports
+    that claim)."""
+    if path is None:
+        try:
+            path = parse_resource(resource).path
+        except EvidenceResourceError:
+            return None
+    cited.add(path)
+    return cited
 
 
 _OPENWIKI_EQUIVALENT = {

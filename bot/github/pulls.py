@@ -32,10 +32,11 @@ from urllib.parse import quote
 
 from ..claims.inert import code, plain, prose
 from ..claims.resources import parse_resource
+from ..claims.snapshot import git_blob_id
 from ..claims.wording import plural
 from ..fix.engine import Action, FixResult
 from ..fix.summary import Link, pull_request_body
-from ..source.github import TreeEntry, git_blob_id
+from ..source.github import TreeEntry
 
 _MARKER = re.compile(
     r"<!-- wikiwarden:(?P<kind>[a-z]+) since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->"

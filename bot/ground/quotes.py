@@ -14,13 +14,9 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
-from typing import TYPE_CHECKING
 
 from ..okf.frontmatter import FrontMatterError, Page
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+from .markdown import tokens
 
 _SPACE = re.compile(r"\s+")
 QUOTES_DIR = ".wikiwarden/quotes"
@@ -91,13 +87,6 @@ class Coverage:
         return self.grounded / self.paragraphs if self.paragraphs else 0.0
 
 
-@cache
-def _markdown() -> MarkdownIt:
-    from markdown_it import MarkdownIt  # noqa: PLC0415 - parsed only when pages are read for coverage
-
-    return MarkdownIt("commonmark").enable("table")
-
-
 def prose_blocks(page_text: str) -> list[str]:
     """The source text of each block of prose of the page body (not headings, code, or front matter)."""
     try:
@@ -107,7 +96,7 @@ def prose_blocks(page_text: str) -> list[str]:
     lines = body.split("\n")
     blocks = []
     depth = 0  # inside a table, its paragraphs are not blocks of their own
-    for token in _markdown().parse(body):
+    for token in tokens(body):
         if token.type == "table_open":
             depth += 1
             if token.map:

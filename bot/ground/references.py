@@ -15,14 +15,11 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 from urllib.parse import unquote
 
+from .markdown import tokens
 from .symbols import Definition, SymbolIndex
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
 # `drain`, `drain()`, `drain(q, n)`, `TaskQueue.drain`, `queue::drain`, `Queue#drain`: a name and its containers;
@@ -81,13 +78,6 @@ class DeadReference:
         return "renamed" if self.renamed_to is not None else "removed"
 
 
-@cache
-def _markdown() -> MarkdownIt:
-    from markdown_it import MarkdownIt  # noqa: PLC0415 - parsed only when pages are read for references
-
-    return MarkdownIt("commonmark").enable("table")
-
-
 def page_body(page_text: str) -> str:
     """The page without its front matter."""
     front = _FRONT_MATTER.match(page_text)
@@ -96,8 +86,8 @@ def page_body(page_text: str) -> str:
 
 def headings(page_text: str) -> list[str]:
     """The text of every heading of the page's Markdown (not a `#` line of a code block)."""
-    tokens = _markdown().parse(page_body(page_text))
-    return [tokens[i + 1].content for i, token in enumerate(tokens) if token.type == "heading_open"]
+    parsed = tokens(page_body(page_text))
+    return [parsed[i + 1].content for i, token in enumerate(parsed) if token.type == "heading_open"]
 
 
 def mentions(page_text: str) -> list[Mention]:
@@ -107,7 +97,7 @@ def mentions(page_text: str) -> list[Mention]:
     offset = page_text.count("\n", 0, len(page_text) - len(body))
     lines = body.split("\n")
     found: list[Mention] = []
-    for token in _markdown().parse(body):
+    for token in tokens(body):
         if token.type != "inline" or not token.children:
             continue
         first = token.map[0] if token.map else 0

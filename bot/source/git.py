@@ -16,10 +16,10 @@ import os
 import stat
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from cachetools import LRUCache
 
@@ -59,8 +59,9 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
     return done.stdout
 
 
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
+class TreeEntry(NamedTuple):
+    """A path of a tree or of the index (a tuple: a listing holds one per file of the repository)."""
+
     mode: str
     oid: str
 
@@ -208,6 +209,10 @@ class GitRepository:
             message = f"{rev!r} does not name a commit in {self.root}"
             raise GitError(f"{message}: {SHALLOW_HISTORY}" if self.is_shallow() else message) from exc
 
+    def common_dir(self) -> Path:
+        """The repository's git directory shared by all its worktrees (`.git` of the main one)."""
+        return self.root / self.git("rev-parse", "--git-common-dir").decode().strip()
+
     def is_shallow(self) -> bool:
         """Whether this clone's history was cut (`git clone --depth`): older commits are then simply absent."""
         return self.git("rev-parse", "--is-shallow-repository").strip() == b"true"
@@ -265,6 +270,19 @@ class GitRepository:
 
         return added("--ita-visible-in-index") - added()
 
+    def unmodified_blobs(self) -> dict[str, str]:
+        """Blob ids of the regular files the working tree holds exactly as git's index does, by path: learnt from
+        the index and git's stat cache, reading no file (a file whose stat changed counts as modified, even if its
+        bytes did not; git compares the bytes of a racily clean one)."""
+        listing = {}
+        for record in self.git("ls-files", "--stage", "-z").split(b"\0"):
+            meta, _, name = record.partition(b"\t")
+            if meta.startswith((b"100644 ", b"100755 ")) and meta.endswith(b" 0"):
+                listing[name.decode("utf-8", "surrogateescape")] = meta[7:47].decode()
+        for name in self.git("diff-files", "--name-only", "-z", "--no-renames").split(b"\0"):
+            listing.pop(name.decode("utf-8", "surrogateescape"), None)
+        return listing
+
     def head_commit(self) -> str | None:
         """HEAD's commit id; None before the first commit (an unborn branch)."""
         try:
@@ -320,7 +338,7 @@ class GitRepository:
         return CommitSnapshot(self, self.resolve(rev), label or rev)
 
     def worktree(self) -> WorktreeSnapshot:
-        return WorktreeSnapshot(self.root)
+        return WorktreeSnapshot(self.root, blobs=self.unmodified_blobs)
 
     def staged(self) -> IndexSnapshot:
         return IndexSnapshot(self)
@@ -430,6 +448,10 @@ class _StoredSnapshot:
             [oid for oid in oids if (size := sizes[oid]) is not None and size <= _BLOB_CACHE_BYTES // 8], strict=False
         )
 
+    def blob_id(self, path: str) -> str | None:
+        found = self._tree.get(path)
+        return found.oid if found is not None and found.kind is Kind.FILE and not self._under_symlink(path) else None
+
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         prefix = top.rstrip("/") + "/"
         for path, found in self._tree.items():
@@ -471,11 +493,15 @@ class IndexSnapshot(_StoredSnapshot):
 class WorktreeSnapshot:
     """The files on disk, uncommitted changes included, as OpenWiki itself reads them."""
 
-    def __init__(self, root: Path, label: str = "working tree") -> None:
+    def __init__(
+        self, root: Path, label: str = "working tree", blobs: Callable[[], dict[str, str]] | None = None
+    ) -> None:
         self.root = root
         self.label = label
         self.commit: str | None = None
         self._dir_is_real: dict[str, bool] = {}
+        self._learn_blobs = blobs  # the blob ids git knows for unmodified files, asked for on first use
+        self._blobs: dict[str, str] | None = None
 
     def _real_dir(self, relative: str) -> bool:
         """Whether a folder on the way to a file is a real folder (not a symlink to one)."""
@@ -510,6 +536,13 @@ class WorktreeSnapshot:
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Nothing to batch on a local disk."""
+
+    def blob_id(self, path: str) -> str | None:
+        """git's blob id for a file left as the index has it (a modified or untracked file has none: its bytes
+        would have to be read to name them)."""
+        if self._blobs is None:
+            self._blobs = self._learn_blobs() if self._learn_blobs is not None else {}
+        return self._blobs.get(path)
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         base = self.root / top

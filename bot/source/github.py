@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from typing import Any, Protocol
 from cachetools import LRUCache
 from gidgethub import BadRequest
 
-from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, git_blob_id
 
 COMPARE_FILE_CAP = 300  # GitHub lists at most 300 files of a comparison
 GRAPHQL_BATCH_OBJECTS = 100
@@ -43,11 +42,6 @@ class GitHubReader(Protocol):
 
 class NotFetched(LookupError):
     """The core read a file the use case did not fetch first: a bug in the read plan, never the user's."""
-
-
-def git_blob_id(data: bytes) -> str:
-    """git's object id of a blob, to check that fetched text is byte-for-byte the file."""
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +121,10 @@ class GitHubSnapshot:
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Nothing to do: the use case fetched every file the core reads before it ran."""
+
+    def blob_id(self, path: str) -> str | None:
+        found = self.tree.get(path)
+        return found.sha if found is not None and found.kind is Kind.FILE and not self._under_symlink(path) else None
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         prefix = top.rstrip("/") + "/"

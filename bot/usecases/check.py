@@ -8,32 +8,50 @@ from ..claims.options import SweepOptions
 from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
-from ..claims.sweep import Sweeper, wiki_reads
+from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
+from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
 from .references import with_references
 
 
 async def check(
-    source: Source, head: Snapshot, change: Change | None, options: SweepOptions, *, references: bool = True
+    source: Source,
+    head: Snapshot,
+    change: Change | None,
+    options: SweepOptions,
+    *,
+    references: bool = True,
+    memory: SweepMemory | None = None,
 ) -> SweepReport:
     """Sweep the wiki at `head` through `change` (every claim, without one), and (unless `references` is False)
     find the references pages make to code that is gone.
 
     The core says what it will read before it runs (the sidecars and the ignore file, then the files the
-    loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop.
+    loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop. With a
+    `memory`, a diff-aware sweep fetches no sidecar its evidence index shows cannot cite the change, and a full
+    sweep no file whose every record its verdict cache answers; what the sweep learnt is left in it.
     """
-    await source.fetch(head, wiki_reads(head, options.wiki_dir))
-    sweeper = Sweeper(head, change, options)
+    index = await memory.index(sidecar_blobs(head, options.wiki_dir)) if memory is not None else None
+    await source.fetch(head, wiki_reads(head, options.wiki_dir, change, options, index))
+    sweeper = Sweeper(head, change, options, index=index)
+    if memory is not None and change is None:
+        sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)
     wiki = sweeper.load()
     for snapshot, paths in sweeper.reads(wiki):
         await source.fetch(snapshot, paths)
     report = await asyncio.to_thread(sweeper.sweep, wiki)
+    if memory is not None and index is not None:
+        await memory.keep(index, sweeper.verdicts)
     return await with_references(source, head, change, options, report) if references else report
 
 
 async def check_revisions(
-    source: Source, head: str | Snapshot | None, base: str | None, options: SweepOptions
+    source: Source,
+    head: str | Snapshot | None,
+    base: str | None,
+    options: SweepOptions,
+    memory: SweepMemory | None = None,
 ) -> SweepReport:
     """The check the command line runs: `head` a commit, a snapshot the caller chose (git's index), or the working
     tree when None, through the change from commit `base` when given. A wiki folder that cannot be the wiki there
@@ -41,7 +59,7 @@ async def check_revisions(
     head_snapshot = head if head is not None and not isinstance(head, str) else await source.snapshot(head)
     require_wiki_folder(head_snapshot, options.wiki_dir)
     change = await source.change(base, head_snapshot) if base is not None else None
-    return await check(source, head_snapshot, change, options)
+    return await check(source, head_snapshot, change, options, memory=memory)
 
 
 def check_repository(
@@ -51,8 +69,10 @@ def check_repository(
     options: SweepOptions | None = None,
     *,
     staged: bool = False,
+    remember: bool = False,
 ) -> SweepReport:
-    """`check_revisions` on a local repository, from synchronous code (the command line, the demo).
+    """`check_revisions` on a local repository, from synchronous code (the command line, the demo). With
+    `remember`, the sweep's memory is kept in the repository's git directory (`GitDirMemory`).
 
     `staged` checks git's index (what the next commit will hold) instead of the working tree, through the change
     from `base`, else from HEAD: a pre-commit hook blames the commit for what it does, not for claims that were
@@ -63,4 +83,5 @@ def check_repository(
     if staged and base is None and repo.head_commit() is not None:
         base = "HEAD"
     checked: str | Snapshot | None = repo.staged() if staged else head
-    return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions()))
+    memory = GitDirMemory(repo.common_dir() / MEMORY_FOLDER) if remember else None
+    return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory))

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable
 
 from ..claims.options import SweepOptions
 from ..claims.pages import is_grounded_page
-from ..claims.results import BrokenReference, PageCoverage, SweepReport
+from ..claims.results import BrokenReference, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
 from ..ground.findings import broken, clip_lines, gone, may_name, missing_paths, page_coverage
@@ -69,12 +69,17 @@ async def with_references(
     head_paths = set(source.files(head))
     if change is None:
         await source.fetch(head, pages)
-        texts = {page: _text(head.read(page)) for page in pages}
-        found = [ref for page in pages for ref in missing_paths(page, texts[page], head_paths)]
         claim_ids = {page.page: [c.id for c in page.claims] for page in report.pages if page.error is None}
         unusable = {page.page for page in report.pages if page.error is not None}
-        grounded = [p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable]
-        measured = await _coverage(source, head, options, grounded, texts, claim_ids)
+        grounded = {p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable}
+        quotes = await _quotes(source, head, options, sorted(grounded))
+        found: list[BrokenReference] = []
+        measured = []
+        for page in pages:  # each page's references, then its coverage: its Markdown is parsed once for both
+            text = _text(head.read(page))
+            found.extend(missing_paths(page, text, head_paths))
+            if page in grounded:
+                measured.append(page_coverage(page, text, claim_ids.get(page, []), quotes.get(page, Quotes())))
         return dataclasses.replace(report, broken_references=tuple(found), coverage=tuple(measured))
     found = await _broken_by(source, head, change, options, pages, head_paths)
     return dataclasses.replace(report, broken_references=tuple(found))
@@ -129,29 +134,18 @@ async def _defining(
     return SymbolIndex.of_files({p: data for p in candidates if any(word in (data := head.read(p)) for word in words)})
 
 
-async def _coverage(
-    source: Source,
-    head: Snapshot,
-    options: SweepOptions,
-    pages: list[str],
-    texts: dict[str, str],
-    claim_ids: dict[str, list[str]],
-) -> list[PageCoverage]:
-    """Each page's claims (as the sweep read them: no sidecar is parsed twice) and the share of its prose their
-    quotes ground. The caller leaves out pages whose sidecar could not be used: the sweep reports them."""
-    quotes = {page: quotes_path(page, options.wiki_dir) for page in pages}
-    present = [
-        p
-        for p in quotes.values()
-        if (e := head.entry(p)) and e.kind is Kind.FILE and (e.size is None or e.size <= MAX_SIDECAR_BYTES)
-    ]
-    await source.fetch(head, present)
-    kept_files = set(present)
-    measured = []
-    for page in pages:
-        kept = Quotes()  # coverage as if no quote had been kept, when its file cannot be read
-        if quotes[page] in kept_files:
-            with contextlib.suppress(QuotesError):
-                kept = parse_quotes(head.read(quotes[page]), quotes[page])
-        measured.append(page_coverage(page, texts[page], claim_ids.get(page, []), kept))
-    return measured
+async def _quotes(source: Source, head: Snapshot, options: SweepOptions, pages: list[str]) -> dict[str, Quotes]:
+    """The quotes kept for each of `pages` that has a readable quotes file (coverage counts a page without one
+    as if no quote had been kept)."""
+    paths = {page: quotes_path(page, options.wiki_dir) for page in pages}
+    present = {
+        page: path
+        for page, path in paths.items()
+        if (e := head.entry(path)) and e.kind is Kind.FILE and (e.size is None or e.size <= MAX_SIDECAR_BYTES)
+    }
+    await source.fetch(head, sorted(present.values()))
+    kept = {}
+    for page, path in present.items():
+        with contextlib.suppress(QuotesError):
+            kept[page] = parse_quotes(head.read(path), path)
+    return kept

@@ -25,7 +25,8 @@ from bot.github.pulls import (
     proposal,
     read_marker,
 )
-from bot.source.github import TreeEntry, git_blob_id
+from bot.claims.snapshot import git_blob_id
+from bot.source.github import TreeEntry
 
 SINCE = "a" * 40
 BRANCH = fix_branch_for("main")

@@ -1,0 +1,198 @@
+"""What a sweep remembers between runs: the evidence index (which files each sidecar cites) and the verdict cache
+(full-sweep results while the cited files keep their bytes). Both are only ever a shortcut: lost, damaged or
+unwritable, they cost a slower sweep and never change a verdict.
+
+- `GitDirMemory`: a local repository's, under `<git common dir>/wikiwarden/` (never in the working tree, never
+  committed, shared by the repository's worktrees), for the command line;
+- `SharedIndex`: the App's evidence index, in the process and, once `share_through(redis)` is called, in Redis,
+  so a new worker's first push reads only the sidecars that cite the change. It keeps no verdicts: the App's
+  checks are diff-aware.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+from cachetools import LRUCache
+
+from ..claims.citations import Cited, EvidenceIndex
+from ..claims.verdict_cache import VerdictCache
+
+log = logging.getLogger(__name__)
+
+MEMORY_FOLDER = "wikiwarden"  # in the git directory
+INDEX_FILE = "evidence-index-v1.json"
+VERDICTS_FILE = "verdicts-v1.json"
+INDEX_FORMAT = 1
+MAX_STORE_BYTES = 256 << 20  # a 100k-claim wiki's verdicts are about 12 MB; anything far larger is not read
+MAX_INDEX_ENTRIES = 50_000  # sidecar versions remembered locally (the oldest are forgotten first)
+REDIS_PREFIX = "wikiwarden:cites:v1:"
+REDIS_SECONDS = 30 * 86_400
+REDIS_BATCH = 500  # keys per MGET
+MAX_CITED_BYTES = 4 << 20  # one sidecar's entry in Redis
+
+
+class SweepMemory(Protocol):
+    """Where a check finds, and leaves, what earlier sweeps learnt."""
+
+    async def index(self, sidecar_blobs: Collection[str]) -> EvidenceIndex:
+        """What the memory knows of these sidecars (by blob id)."""
+        ...
+
+    async def verdicts(self, context: str) -> VerdictCache | None:
+        """The verdicts kept under `context`; None when this memory keeps none."""
+        ...
+
+    async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
+        """Remember what the sweep learnt."""
+        ...
+
+
+def _encode_cited(cited: Cited) -> list[str] | None:
+    return sorted(cited) if cited is not None else None
+
+
+def _decode_cited(value: object) -> tuple[bool, Cited]:
+    """(valid, cited) from a stored entry: a list of paths, or None for "may cite anything"."""
+    if value is None:
+        return True, None
+    if type(value) is list and all(type(p) is str for p in value):
+        return True, frozenset(value)
+    return False, None
+
+
+class GitDirMemory:
+    """The memory of a local repository, two JSON files in `folder` (its git directory's `wikiwarden/`)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._entries: dict[str, Cited] | None = None
+        self._verdicts: VerdictCache | None = None
+
+    def _read(self, name: str) -> object:
+        """A stored file's JSON, or None when absent, too large or unreadable (the sweep then runs without it)."""
+        path = self.folder / name
+        try:
+            if path.stat().st_size > MAX_STORE_BYTES:
+                log.warning("%s is over %d bytes: not read, and replaced after this sweep", path, MAX_STORE_BYTES)
+                return None
+            return orjson.loads(path.read_bytes())
+        except FileNotFoundError:
+            return None
+        except (OSError, orjson.JSONDecodeError) as exc:
+            log.warning("%s could not be read (%s): the sweep runs without it", path, exc)
+            return None
+
+    def _entries_stored(self) -> dict[str, Cited]:
+        if self._entries is None:
+            self._entries = {}
+            raw = self._read(INDEX_FILE)
+            if isinstance(raw, dict) and raw.get("format") == INDEX_FORMAT and isinstance(raw.get("sidecars"), dict):
+                for blob, value in raw["sidecars"].items():
+                    valid, cited = _decode_cited(value)
+                    if valid:
+                        self._entries[blob] = cited
+        return self._entries
+
+    async def index(self, sidecar_blobs: Collection[str]) -> EvidenceIndex:
+        entries = self._entries_stored()
+        return EvidenceIndex({blob: entries[blob] for blob in sidecar_blobs if blob in entries})
+
+    async def verdicts(self, context: str) -> VerdictCache:
+        self._verdicts = VerdictCache.from_json(self._read(VERDICTS_FILE), context)
+        return self._verdicts
+
+    async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
+        if index.learnt:
+            entries = self._entries_stored()
+            entries.update(index.learnt)
+            for blob in list(entries)[: max(0, len(entries) - MAX_INDEX_ENTRIES)]:
+                del entries[blob]  # the oldest first: dicts keep their order of insertion
+            sidecars = {blob: _encode_cited(cited) for blob, cited in entries.items()}
+            self._write(INDEX_FILE, {"format": INDEX_FORMAT, "sidecars": sidecars})
+        if verdicts is not None and verdicts.changed:
+            self._write(VERDICTS_FILE, verdicts.to_json())
+
+    def _write(self, name: str, value: object) -> None:
+        """Replace a stored file whole (a concurrent sweep sees the old file or the new one, never half of one)."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.folder, prefix=f".{name}.", delete=False) as temp:
+                temp.write(orjson.dumps(value))
+            os.replace(temp.name, self.folder / name)
+        except OSError as exc:
+            log.warning("the sweep's memory could not be kept in %s (%s): the next sweep starts cold", self.folder, exc)
+            with contextlib.suppress(OSError, UnboundLocalError):
+                os.unlink(temp.name)
+
+
+class SharedIndex:
+    """The App's evidence index: an LRU in the process, backed by Redis once shared. Entries are content-addressed
+    (a sidecar blob id always cites the same files), so they are shared across repositories and never go stale;
+    Redis forgets one a month after it was last learnt."""
+
+    def __init__(self, paths: int = 2_000_000) -> None:
+        self._local: LRUCache[str, Cited] = LRUCache(maxsize=paths, getsizeof=lambda cited: 1 + len(cited or ()))
+        self._redis: Any = None
+
+    def share_through(self, redis: Any) -> None:
+        self._redis = redis
+
+    async def index(self, sidecar_blobs: Collection[str]) -> EvidenceIndex:
+        known: dict[str, Cited] = {}
+        missing = []
+        for blob in sidecar_blobs:
+            if blob in self._local:
+                known[blob] = self._local[blob]
+            else:
+                missing.append(blob)
+        if self._redis is not None and missing:
+            try:
+                found = await self._recall(missing)
+            except Exception as exc:  # the index is a shortcut: Redis gone costs reads, never the check
+                log.warning("the shared evidence index could not be read (%s): sidecars are read", type(exc).__name__)
+            else:
+                for blob, cited in found.items():
+                    known[blob] = self._local[blob] = cited
+        return EvidenceIndex(known)
+
+    async def _recall(self, blobs: list[str]) -> dict[str, Cited]:
+        found: dict[str, Cited] = {}
+        for start in range(0, len(blobs), REDIS_BATCH):
+            chunk = blobs[start : start + REDIS_BATCH]
+            for blob, raw in zip(chunk, await self._redis.mget([REDIS_PREFIX + b for b in chunk]), strict=True):
+                if raw is None or len(raw) > MAX_CITED_BYTES:
+                    continue
+                try:
+                    valid, cited = _decode_cited(orjson.loads(raw))
+                except orjson.JSONDecodeError:
+                    continue
+                if valid:
+                    found[blob] = cited
+        return found
+
+    async def verdicts(self, context: str) -> None:
+        return None
+
+    async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
+        learnt = index.learnt
+        for blob, cited in learnt.items():
+            self._local[blob] = cited
+        if self._redis is not None and learnt:
+            try:
+                await self._share(learnt.items())
+            except Exception as exc:
+                log.warning("the shared evidence index could not be written (%s)", type(exc).__name__)
+
+    async def _share(self, entries: Iterable[tuple[str, Cited]]) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for blob, cited in entries:
+                pipe.set(REDIS_PREFIX + blob, orjson.dumps(_encode_cited(cited)), ex=REDIS_SECONDS)
+            await pipe.execute()
