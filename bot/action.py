@@ -594,11 +594,13 @@ class TokenHost:
 
     def __init__(self, inputs: ActionInputs, graphql_url: str, config: RepoConfig) -> None:
         from .source.github import SourceCache  # noqa: PLC0415
+        from .source.memory import SharedIndex  # noqa: PLC0415
 
         self.inputs = inputs
         self.graphql_url = graphql_url
         self.config = config
         self.cache = SourceCache()
+        self.evidence = SharedIndex()  # one workflow run's: nothing outlives it
         self.agents = _agents(inputs)
 
     def source(self, gh: GitHubClient, full_name: str) -> GitHubSource:

@@ -93,7 +93,7 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, request: CheckReque
             base, merge_base = pull_base, True
     change = await source.change(base, head, merge_base=merge_base, label=request.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
-    report = await check(source, head, change, options)
+    report = await check(source, head, change, options, memory=rt.evidence)
     settled: list[str] = []
     if report.ungrounded_pages and config.ground != "off":  # pages grounding read already get no button
         settled = await settled_pages(source, head, report.ungrounded_pages, config.wiki_dir)

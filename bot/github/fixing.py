@@ -20,6 +20,7 @@ from ..fix.engine import FixResult
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import FixRequest
 from ..source.github import GitHubSnapshot, GitHubSource
+from ..source.memory import SweepMemory
 from ..usecases.fix import prepare_fix, run_fix
 from .client import GitHubClient
 from .proposing import run_proposal
@@ -61,6 +62,11 @@ class FixHost(Protocol):
     def agents(self) -> Agents: ...
 
     def source(self, gh: GitHubClient, full_name: str) -> GitHubSource: ...
+
+    @property
+    def evidence(self) -> SweepMemory:
+        """Which files each sidecar cites, kept between jobs (and workers)."""
+        ...
 
     async def bot_login(self) -> str:
         """Whose commits on the fix branch are the bot's own (the ownership rules in `pulls.py`)."""
@@ -104,7 +110,7 @@ async def propose_fix(rt: FixHost, gh: GitHubClient, request: FixRequest) -> Fix
     change = await source.change(base, head, merge_base=merge_base, label=request.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
     cap = config.limits.max_claims_per_fix
-    inputs = await prepare_fix(source, head, change, options, cap)
+    inputs = await prepare_fix(source, head, change, options, cap, memory=rt.evidence)
     if not inputs.work:
         return FixStatus("Nothing to fix: no claim this change touched needs attention.")
 

@@ -22,6 +22,7 @@ from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
 from ..source.github import GitHubSnapshot, GitHubSource, SourceCache
+from ..source.memory import SharedIndex
 from .auth import InstallationTokens
 from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
@@ -48,6 +49,8 @@ class AppRuntime:
         )
         self.etags: LRUCache[str, Any] = LRUCache(maxsize=4096)  # conditional GETs: a 304 costs no quota
         self.cache = SourceCache(blob_bytes=settings.blob_cache_bytes)
+        # Which files each sidecar cites: this process's until `share_through` puts it in Redis for every worker.
+        self.evidence = SharedIndex()
         self._pem = settings.private_key_pem()
         self.app_client = self._client(app_id=str(settings.app_id), private_key=self._pem)
         self.tokens = InstallationTokens(self.app_client, settings.app_id, self._pem)
@@ -94,8 +97,9 @@ class AppRuntime:
         return await read_repo_config(source, head, self.settings)
 
     def share_through(self, redis: Any) -> None:
-        """Keep the daily token budgets and the paid answers in Redis, shared by every worker."""
+        """Keep the daily token budgets, the paid answers and the evidence index in Redis, shared by every worker."""
         self.agents.share_through(redis)
+        self.evidence.share_through(redis)
 
     async def close(self) -> None:
         await self.agents.close()

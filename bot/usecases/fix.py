@@ -24,6 +24,7 @@ from ..okf.project import ACTOR
 from ..source import Source
 from ..source.git import SHALLOW_HISTORY, GitError, GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
+from ..source.memory import SweepMemory
 from .check import check
 
 
@@ -42,11 +43,17 @@ class FixInputs:
 
 
 async def prepare_fix(
-    source: Source, head: Snapshot, change: Change | None, options: SweepOptions, cap: int
+    source: Source,
+    head: Snapshot,
+    change: Change | None,
+    options: SweepOptions,
+    cap: int,
+    memory: SweepMemory | None = None,
 ) -> FixInputs:
-    """Check, then read what the fix needs: every page with work (at most `cap` claims to decide; every claim
-    that needs attention when `options.recheck_all`, only those the change made stale otherwise)."""
-    report = await check(source, head, change, options, references=False)
+    """Check (with the sweep's `memory`, when given), then read what the fix needs: every page with work (at most
+    `cap` claims to decide; every claim that needs attention when `options.recheck_all`, only those the change
+    made stale otherwise)."""
+    report = await check(source, head, change, options, references=False, memory=memory)
     last_path = f"{options.wiki_dir}/{LAST_UPDATE}"
     pages = pages_with_work(report)
     await source.fetch(head, [path for page in pages for path in (page.page, page.sidecar)] + [last_path])
