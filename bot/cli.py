@@ -300,10 +300,14 @@ def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
     )
 
 
+def _warn(message: str) -> None:
+    print(f"wikiwarden: {one_line(message)}", file=sys.stderr)
+
+
 def _check(args: argparse.Namespace) -> int:
     from .claims.report import render, report_json_chunks  # noqa: PLC0415
     from .source.git import GitError  # noqa: PLC0415
-    from .usecases.check import check_repository  # noqa: PLC0415
+    from .usecases.check import check_repository, local_memory  # noqa: PLC0415
 
     if args.staged and args.head is not None:
         raise UsageError("--staged checks the index and --head a commit: give one or the other")
@@ -312,7 +316,8 @@ def _check(args: argparse.Namespace) -> int:
     with _repo(args) as repo:
         options = _options(args, repo)
         try:
-            report = check_repository(repo, args.base, args.head, options, staged=args.staged, remember=args.cache)
+            memory = local_memory(repo, _warn) if args.cache else None
+            report = check_repository(repo, args.base, args.head, options, staged=args.staged, memory=memory)
         except GitError as exc:
             raise UsageError(str(exc)) from exc
     if args.format == "json":

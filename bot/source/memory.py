@@ -15,7 +15,7 @@ import contextlib
 import logging
 import os
 import tempfile
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -71,23 +71,25 @@ def _decode_cited(value: object) -> tuple[bool, Cited]:
 class GitDirMemory:
     """The memory of a local repository, two JSON files in `folder` (its git directory's `wikiwarden/`)."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, warn: Callable[[str], None] = log.warning) -> None:
         self.folder = folder
+        self._warn = warn  # the command line prints a problem on its error stream; the default logs it
         self._entries: dict[str, Cited] | None = None
         self._verdicts: VerdictCache | None = None
+        self._write_failed = False
 
     def _read(self, name: str) -> object:
         """A stored file's JSON, or None when absent, too large or unreadable (the sweep then runs without it)."""
         path = self.folder / name
         try:
             if path.stat().st_size > MAX_STORE_BYTES:
-                log.warning("%s is over %d bytes: not read, and replaced after this sweep", path, MAX_STORE_BYTES)
+                self._warn(f"{path} is over {MAX_STORE_BYTES} bytes: not read, and replaced after this sweep")
                 return None
             return orjson.loads(path.read_bytes())
         except FileNotFoundError:
             return None
         except (OSError, orjson.JSONDecodeError) as exc:
-            log.warning("%s could not be read (%s): the sweep runs without it", path, exc)
+            self._warn(f"{path} could not be read ({exc}): the sweep runs without it")
             return None
 
     def _entries_stored(self) -> dict[str, Cited]:
@@ -128,7 +130,9 @@ class GitDirMemory:
                 temp.write(orjson.dumps(value))
             os.replace(temp.name, self.folder / name)
         except OSError as exc:
-            log.warning("the sweep's memory could not be kept in %s (%s): the next sweep starts cold", self.folder, exc)
+            if not self._write_failed:  # said once: the second file fails for the same reason
+                self._warn(f"the sweep's memory could not be kept in {self.folder} ({exc}): the next sweep starts cold")
+            self._write_failed = True
             with contextlib.suppress(OSError, UnboundLocalError):
                 os.unlink(temp.name)
 

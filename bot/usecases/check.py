@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from ..claims.options import SweepOptions
 from ..claims.pages import require_wiki_folder
@@ -69,10 +70,10 @@ def check_repository(
     options: SweepOptions | None = None,
     *,
     staged: bool = False,
-    remember: bool = False,
+    memory: SweepMemory | None = None,
 ) -> SweepReport:
-    """`check_revisions` on a local repository, from synchronous code (the command line, the demo). With
-    `remember`, the sweep's memory is kept in the repository's git directory (`GitDirMemory`).
+    """`check_revisions` on a local repository, from synchronous code (the command line, the demo), with the
+    sweep's `memory` when given (the command line's: `local_memory`).
 
     `staged` checks git's index (what the next commit will hold) instead of the working tree, through the change
     from `base`, else from HEAD: a pre-commit hook blames the commit for what it does, not for claims that were
@@ -83,5 +84,9 @@ def check_repository(
     if staged and base is None and repo.head_commit() is not None:
         base = "HEAD"
     checked: str | Snapshot | None = repo.staged() if staged else head
-    memory = GitDirMemory(repo.common_dir() / MEMORY_FOLDER) if remember else None
     return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory))
+
+
+def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:
+    """The sweep's memory of a local repository, in its git directory (shared by its worktrees, never committed)."""
+    return GitDirMemory(repo.common_dir() / MEMORY_FOLDER, warn)

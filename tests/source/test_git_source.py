@@ -597,3 +597,39 @@ def test_the_context_manager_closes_and_a_closed_repository_can_read_again(repo:
     again = opened._cat._process
     opened.close()
     assert again.poll() is not None
+
+
+# -- blob ids: what the sweep's caches are keyed by ----------------------------------------------------------
+
+
+def test_every_snapshot_names_a_files_bytes_by_gits_blob_id(repo: GitRepo, git: GitRepository) -> None:
+    from bot.claims.snapshot import git_blob_id
+
+    repo.write("src/a.py", "a = 1\n")
+    repo.write("src/b.py", "b = 2\n")
+    repo.symlink("src/link.py", "a.py")
+    repo.commit()
+    expected = repo.git("rev-parse", "HEAD:src/a.py").strip()
+    assert git_blob_id(b"a = 1\n") == expected
+    for snapshot in (git.snapshot("HEAD"), git.staged(), git.worktree()):
+        assert snapshot.blob_id("src/a.py") == expected
+        assert snapshot.blob_id("src/link.py") is None  # not a regular file
+        assert snapshot.blob_id("src/missing.py") is None
+        assert snapshot.blob_id("src") is None
+
+
+def test_the_working_tree_names_only_files_left_as_the_index_has_them(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("src/a.py", "a = 1\n")
+    repo.write("src/b.py", "b = 2\n")
+    repo.write("src/c.py", "c = 3\n")
+    repo.commit()
+    repo.write("src/a.py", "a = 10\n")  # modified: its bytes would have to be read to be named
+    repo.write("src/new.py", "new\n")  # untracked
+    repo.write("src/c.py", "c = 30\n")
+    repo.git("add", "src/c.py")  # staged: the index names the new bytes
+    repo.remove("src/b.py")
+    worktree = git.worktree()
+    assert worktree.blob_id("src/a.py") is None
+    assert worktree.blob_id("src/new.py") is None
+    assert worktree.blob_id("src/b.py") is None
+    assert worktree.blob_id("src/c.py") == repo.git("rev-parse", ":src/c.py").strip()

@@ -1,0 +1,143 @@
+"""The evidence index: what a sidecar cites, told from its bytes exactly (or "anything" when it cannot be), and a
+diff-aware sweep that reads only the sidecars it shows can cite the change, reporting what a sweep reading every
+sidecar reports."""
+
+from __future__ import annotations
+
+import pytest
+from apptools import grounded
+
+from bot.claims.citations import EvidenceIndex, cited_paths, may_cite
+from bot.claims.options import SweepOptions
+from bot.claims.snapshot import Change, FileChange, MemorySnapshot
+from bot.claims.sweep import Sweeper, sidecar_blobs, wiki_reads
+
+CODE = {f"src/m{n}.py": "".join(f"def f{n}_{i}():\n    return {i}\n\n" for i in range(6)) for n in range(6)}
+# page p cites modules p and p + 1: a change to one module concerns two pages of six
+CLAIMS = {
+    f"p{p}.md": [(f"f{p}", [f"repo://src/m{p}.py#L1-L2"]), (f"g{p}", [f"repo://src/m{(p + 1) % 6}.py#L4-L5"])]
+    for p in range(6)
+}
+
+
+def _sidecar(paths: str) -> bytes:
+    return (
+        '{\n  "schemaVersion": 1,\n  "claims": [\n'
+        + ",\n".join(f'    {{"resource": "{p}", "version": "x"}}' for p in paths.split())
+        + "\n  ]\n}\n"
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("resources", "cited"),
+    [
+        ("repo://src/a.py#L1-L2 repo://src/b.py", {"src/a.py", "src/b.py"}),
+        ("repo://src/a.py#L1-L2 repo://src/a.py#L5-L6", {"src/a.py"}),
+        ("repo://src/./a.py repo://src//b.py", {"src/a.py", "src/b.py"}),  # not normalised: parsed
+        ("repo://src/a%20b.py", {"src/a b.py"}),
+        ("", set()),
+    ],
+)
+def test_what_a_sidecar_cites_is_read_from_its_bytes(resources: str, cited: set[str]) -> None:
+    assert cited_paths(_sidecar(resources)) == frozenset(cited)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _sidecar("repo://src/a.py").replace(b"src/a.py", b"src\\/a.py"),  # a JSON escape: the bytes may hide a path
+        _sidecar("repo://../outside.py"),  # a path that does not parse: its claim is reported by every sweep
+        _sidecar("repo://src/a.py").replace(b"a.py", b"\xff.py"),  # not UTF-8: not a path it can name
+    ],
+)
+def test_a_sidecar_whose_bytes_cannot_tell_may_cite_anything(data: bytes) -> None:
+    assert cited_paths(data) is None
+    assert may_cite(None, {"src/anything.py"})
+
+
+def test_the_index_keeps_apart_what_it_learnt() -> None:
+    index = EvidenceIndex({"a": frozenset({"x.py"})})
+    index.learn("a", frozenset({"y.py"}))  # known already: kept as it was (a blob id is its bytes)
+    index.learn("b", None)
+    assert index.cited("a") == {"x.py"} and index.cited("b") is None
+    assert index.learnt == {"b": None} and "b" in index and len(index) == 2
+    with pytest.raises(KeyError):
+        index.cited("c")
+
+
+class Reads(MemorySnapshot):
+    def __init__(self, files: dict[str, bytes], label: str) -> None:
+        super().__init__(files, label=label)
+        self.read_paths: list[str] = []
+
+    def read(self, path: str) -> bytes:
+        self.read_paths.append(path)
+        return super().read(path)
+
+
+def _change(path: str) -> tuple[dict[str, bytes], dict[str, bytes], Change]:
+    base = grounded(CODE, CLAIMS)
+    head = dict(base)
+    head[path] = head[path].replace(b"return 1\n", b"return 100\n")
+    return base, head, Change(MemorySnapshot(base, label="base"), (FileChange(path, path),))
+
+
+def _full_sweep_index(files: dict[str, bytes]) -> EvidenceIndex:
+    """The index a full sweep of `files` teaches."""
+    index = EvidenceIndex()
+    Sweeper(MemorySnapshot(files), None, SweepOptions(), index=index).sweep()
+    return index
+
+
+def test_a_full_sweep_teaches_what_every_sidecar_cites() -> None:
+    files = grounded(CODE, CLAIMS)
+    index = _full_sweep_index(files)
+    blobs = sidecar_blobs(MemorySnapshot(files))
+    assert sorted(index.learnt) == sorted(blobs) and len(blobs) == 6
+    by_page = {p: index.cited(MemorySnapshot(files).blob_id(f"openwiki/.claims/{p[:-3]}.json") or "") for p in CLAIMS}
+    assert by_page["p2.md"] == {"src/m2.py", "src/m3.py"}
+
+
+def test_a_diff_aware_sweep_reads_only_the_sidecars_the_index_shows_citing_the_change() -> None:
+    base, files, change = _change("src/m3.py")
+    index = _full_sweep_index(base)  # the sidecars did not change: the index of the base serves the head
+    head = Reads(files, "head")
+    plain = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
+    reads = wiki_reads(head, "openwiki", change, SweepOptions(), index)
+    assert [p for p in reads if p.endswith(".json")] == ["openwiki/.claims/p2.json", "openwiki/.claims/p3.json"]
+    report = Sweeper(head, change, SweepOptions(), index=index).sweep()
+    assert report == plain
+    assert report.unaffected_pages == 4 and report.summary["stale"] == 1
+    assert sorted(p for p in head.read_paths if p.endswith(".json")) == reads[1:]
+
+
+def test_without_an_index_entry_the_sidecar_is_read_and_learnt() -> None:
+    base, files, change = _change("src/m3.py")
+    index = _full_sweep_index(base)
+    files["openwiki/.claims/p5.json"] = files["openwiki/.claims/p5.json"].replace(b'"f5"', b'"f5 again"')  # a new blob
+    head = Reads(files, "head")
+    report = Sweeper(head, change, SweepOptions(), index=index).sweep()
+    assert report == Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
+    assert "openwiki/.claims/p5.json" in head.read_paths  # the index could not answer for it
+    assert list(index.learnt.values())[-1] == {"src/m5.py", "src/m0.py"}
+
+
+@pytest.mark.parametrize("recheck_all", [True, False])
+def test_a_touched_page_or_ignore_file_or_all_means_every_sidecar(recheck_all: bool) -> None:
+    base, files, change = _change("src/m3.py")
+    index = _full_sweep_index(base)
+    if not recheck_all:
+        files[".openwikiignore"] = b"nothing\n"
+        change = Change(change.base, (*change.files, FileChange(None, ".openwikiignore")))
+    options = SweepOptions(recheck_all=recheck_all)
+    reads = wiki_reads(MemorySnapshot(files), "openwiki", change, options, index)
+    assert len([p for p in reads if p.endswith(".json")]) == 6
+
+
+def test_a_page_whose_text_changed_has_its_sidecar_read() -> None:
+    base, files, change = _change("src/m3.py")
+    index = _full_sweep_index(base)
+    files["openwiki/p0.md"] += b"\nMore prose.\n"
+    change = Change(change.base, (*change.files, FileChange("openwiki/p0.md", "openwiki/p0.md")))
+    reads = wiki_reads(MemorySnapshot(files), "openwiki", change, SweepOptions(), index)
+    assert [p for p in reads if p.endswith(".json")] == [f"openwiki/.claims/p{n}.json" for n in (0, 2, 3)]

@@ -1,0 +1,248 @@
+"""The verdict cache: a full sweep with it warm gives exactly the report of a sweep without it, whatever changed
+in between, and reads no file whose every record it answers; a damaged cache costs a cold sweep, never a wrong or
+failed one."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import orjson
+import pytest
+from apptools import grounded
+
+from bot.claims.citations import EvidenceIndex
+from bot.claims.options import SweepOptions
+from bot.claims.results import EvidenceResult, SweepReport
+from bot.claims.sidecar import parse_sidecar, render_sidecar
+from bot.claims.snapshot import Change, FileChange, MemorySnapshot
+from bot.claims.sweep import Sweeper
+from bot.claims.verdict_cache import PageBuilder, VerdictCache, decode, encode, recall_page
+from bot.claims.verdicts import OpenWikiVerdict, Verdict
+
+QUEUE = "".join(f"def step_{i}(x):\n    return x + {i}\n\n" for i in range(12))
+CLOCK = "".join(f"def tick_{i}():\n    return {i}\n\n" for i in range(12))
+LOG = "import sys\n\n\ndef log(message):\n    sys.stderr.write(message)\n"
+CODE = {"src/queue.py": QUEUE, "src/clock.py": CLOCK, "src/log.py": LOG}
+CLAIMS = {
+    "queue.md": [
+        ("step 1 adds one", ["repo://src/queue.py#L4-L5"]),
+        ("step 5 adds five", ["repo://src/queue.py#L16-L17"]),
+        ("both", ["repo://src/queue.py#L28-L29", "repo://src/clock.py#L1-L2"]),
+    ],
+    "clock.md": [
+        ("tick 3", ["repo://src/clock.py#L10-L11"]),
+        ("the whole log module", ["repo://src/log.py"]),
+        ("log writes to stderr", ["repo://src/log.py#L4-L5"]),
+    ],
+}
+
+
+def wiki() -> dict[str, bytes]:
+    return grounded(CODE, CLAIMS)
+
+
+class Reads(MemorySnapshot):
+    """A snapshot that remembers every file read."""
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        super().__init__(files, label="head")
+        self.read_paths: list[str] = []
+
+    def read(self, path: str) -> bytes:
+        self.read_paths.append(path)
+        return super().read(path)
+
+
+def cold(files: dict[str, bytes]) -> SweepReport:
+    return Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions()).sweep()
+
+
+def stored(cache: VerdictCache) -> Any:
+    """What a store writes and reads back."""
+    return orjson.loads(orjson.dumps(cache.to_json()))
+
+
+def warm(
+    files: dict[str, bytes], kept: Any = None, index: EvidenceIndex | None = None
+) -> tuple[SweepReport, VerdictCache, Reads]:
+    """A full sweep of `files` with the cache a store read (`kept`, JSON) and an evidence index, as the check use
+    case runs it."""
+    head = Reads(files)
+    sweeper = Sweeper(head, None, SweepOptions(), index=index if index is not None else EvidenceIndex())
+    sweeper.verdicts = VerdictCache.from_json(kept, sweeper.verdict_context)
+    wiki_ = sweeper.load()
+    head.read_paths.clear()  # the sidecars: every full sweep reads them
+    return sweeper.sweep(wiki_), sweeper.verdicts, head
+
+
+def code_reads(head: Reads) -> set[str]:
+    return {p for p in head.read_paths if p.startswith("src/")}
+
+
+def test_a_warm_sweep_of_an_unchanged_wiki_reads_no_code_and_reports_the_same() -> None:
+    files = wiki()
+    index = EvidenceIndex()
+    first, cache, head = warm(files, index=index)
+    assert first == cold(files) and first.summary["fresh"] == 6
+    assert code_reads(head) == {"src/queue.py", "src/clock.py", "src/log.py"}
+    assert cache.changed
+    second, again, head = warm(files, stored(cache), EvidenceIndex(dict(index.items())))
+    assert second == first
+    assert code_reads(head) == set()
+    assert not again.changed  # nothing evaluated: nothing to write
+
+
+def _edit(files: dict[str, bytes], path: str, old: str, new: str) -> dict[str, bytes]:
+    text = files[path].decode()
+    assert old in text
+    return {**files, path: text.replace(old, new, 1).encode()}
+
+
+def _without(files: dict[str, bytes], path: str) -> dict[str, bytes]:
+    return {p: c for p, c in files.items() if p != path}
+
+
+def _first_claim_retracted(files: dict[str, bytes]) -> dict[str, bytes]:
+    sidecar = parse_sidecar(files["openwiki/.claims/queue.json"], "queue.json")
+    return {**files, "openwiki/.claims/queue.json": render_sidecar(sidecar.with_claims(sidecar.claims[1:]))}
+
+
+# A change, and the code files a warm sweep must read after it (only those whose bytes changed, unless the
+# context did).
+CHANGES = {
+    "lines inserted above everything": (
+        lambda f: {**f, "src/queue.py": b"# new header\n\n" + f["src/queue.py"]},
+        {"src/queue.py"},
+    ),
+    "a span's text changed": (lambda f: _edit(f, "src/queue.py", "return x + 5", "return x - 5"), {"src/queue.py"}),
+    "a span deleted": (lambda f: _edit(f, "src/clock.py", "def tick_3():\n    return 3\n\n", ""), {"src/clock.py"}),
+    "a file deleted": (lambda f: _without(f, "src/log.py"), set()),
+    "a file turned binary": (lambda f: {**f, "src/log.py": b"\x00\x01binary"}, {"src/log.py"}),
+    "a whole-file record's file edited": (
+        lambda f: _edit(f, "src/log.py", "import sys", "import os, sys"),
+        {"src/log.py"},
+    ),
+    "the ignore file changed": (
+        lambda f: {**f, ".openwikiignore": b"src/clock.py\n"},
+        {"src/queue.py", "src/log.py"},
+    ),
+    "a sidecar rewritten": (_first_claim_retracted, {"src/queue.py", "src/clock.py"}),
+}
+
+
+@pytest.mark.parametrize("name", list(CHANGES))
+def test_a_warm_sweep_after_a_change_reports_what_a_cold_one_does_reading_only_what_changed(name: str) -> None:
+    before = wiki()
+    _, cache, _ = warm(before)
+    change, reads = CHANGES[name]
+    after = change(before)
+    report, again, head = warm(after, stored(cache))
+    assert report == cold(after) != cold(before)
+    assert code_reads(head) == reads
+    third, _, head = warm(after, stored(again))  # and what the second sweep kept serves a third
+    assert third == report
+    assert code_reads(head) == (set() if name != "a file turned binary" else {"src/log.py"})  # an error is not kept
+
+
+def test_a_file_turned_symlink_is_not_answered_from_the_cache() -> None:
+    before = wiki()
+    _, cache, _ = warm(before)
+    after = _without(before, "src/log.py")
+    head = Reads(after)
+    head.symlinks = {"src/log.py": "elsewhere.py"}
+    sweeper = Sweeper(head, None, SweepOptions())
+    sweeper.verdicts = VerdictCache.from_json(stored(cache), sweeper.verdict_context)
+    report = sweeper.sweep()
+    assert (
+        report
+        == Sweeper(MemorySnapshot(after, {"src/log.py": "elsewhere.py"}, label="head"), None, SweepOptions()).sweep()
+    )
+    assert report.summary["error"] == 2
+
+
+def test_only_the_files_whose_bytes_changed_are_read_again() -> None:
+    before = wiki()
+    _, cache, _ = warm(before)
+    after = _edit(before, "src/clock.py", "return 3", "return 33")
+    report, _, head = warm(after, stored(cache))
+    assert report == cold(after)
+    assert code_reads(head) == {"src/clock.py"}
+    assert report.summary["stale"] == 1
+
+
+def test_another_context_empties_the_cache() -> None:
+    files = wiki()
+    _, cache, _ = warm(files)
+    kept = stored(cache)
+    other = VerdictCache.from_json(kept, kept["context"] + "x")
+    assert len(other) == 0
+    assert len(VerdictCache.from_json(kept, kept["context"])) == 2
+
+
+def _records(report: SweepReport) -> list[EvidenceResult]:
+    return [e for page in report.pages for claim in page.claims for e in claim.evidence]
+
+
+def test_every_kind_of_result_survives_encoding() -> None:
+    before = wiki()
+    after = before
+    for name in ("lines inserted above everything", "a span's text changed", "a span deleted", "a file turned binary"):
+        after = CHANGES[name][0](after)
+    change = Change(MemorySnapshot(before), tuple(FileChange(p, p) for p in CODE))
+    diff_aware = Sweeper(MemorySnapshot(after), change, SweepOptions(recheck_all=True)).sweep()
+    # the cache keeps full sweeps' results; a diff-aware sweep's carry every optional field (touched apart)
+    results = _records(cold(after)) + [r._replace(touched=False) for r in _records(diff_aware)]
+    assert {r.verdict for r in results} >= {Verdict.MOVED, Verdict.STALE, Verdict.UNRESOLVED, Verdict.ERROR}
+    assert any(r.old_text for r in results) and any(r.new_text for r in results)
+    assert any(r.anchor for r in results) and any(r.error for r in results)
+    for result in results:
+        assert decode(result.resource, result.version, encode(result)) == result
+
+
+def test_a_record_the_builder_keeps_is_recalled_only_while_its_file_holds() -> None:
+    result = EvidenceResult(
+        "repo://a.py#L1-L2", "v", Verdict.FRESH, OpenWikiVerdict.FRESH, (1, 2), "repo://a.py#L1-L2", "v"
+    )
+    builder = PageBuilder()
+    builder.add(("a.py", "blob1"), result)
+    builder.add(None, result)  # not kept: no blob id for its file
+    page = builder.build()
+    records = [(result.resource, result.version)] * 2
+    assert recall_page(page, [True], records) == [result, None]  # type: ignore[arg-type]
+    assert recall_page(page, [False], records) == [None, None]  # type: ignore[arg-type]
+
+
+def _damage(value: Any, rng: random.Random) -> Any:
+    """`value` (a stored cache) with one element somewhere replaced by something the cache never writes there (a
+    wrong value of the right shape, a line number for another, is damage no cache can tell from the truth)."""
+    value = orjson.loads(orjson.dumps(value))
+    pages = value["pages"]
+    page = pages[rng.choice(sorted(pages))]
+    not_a_number = rng.choice(["fresh", None, [], {}, 1.5, True, [1, 2], -7])
+    where = rng.choice(["files", "file entry", "spans", "other", "page"])
+    if where == "files":
+        page["files"][rng.randrange(len(page["files"]))] = rng.choice([-7, "a.py", None, [], {}, ["a.py"], [1, 2]])
+    elif where == "file entry":
+        page["files"][rng.randrange(len(page["files"]))][rng.randrange(2)] = rng.choice([None, 3, [], {}])
+    elif where == "spans":
+        page["spans"][rng.randrange(len(page["spans"]))] = not_a_number
+    elif where == "other":
+        page["other"][str(rng.randrange(6))] = rng.choice([[not_a_number], [0, "no verdict", None], [99, "stale"]])
+    else:
+        pages[rng.choice(sorted(pages))] = rng.choice([None, [], "x", {"files": []}, {"spans": [], "other": {}}])
+    return value
+
+
+def test_a_damaged_cache_never_changes_a_verdict() -> None:
+    files = CHANGES["a span's text changed"][0](CHANGES["lines inserted above everything"][0](wiki()))
+    expected = cold(files)
+    _, cache, _ = warm(files)
+    kept = stored(cache)
+    rng = random.Random(13)
+    for _ in range(300):
+        damaged = _damage(kept, rng)
+        report, _, _ = warm(files, damaged)
+        assert report == expected, damaged
+    for shape in (None, [], {"format": 1}, {"format": 1, "context": kept["context"], "pages": []}, "x"):
+        assert warm(files, shape)[0] == expected

@@ -1,0 +1,94 @@
+"""`wikiwarden check` remembers what it learnt in the repository's git directory: the next check gives the same
+report, from the cache where the files kept their bytes and afresh where they did not; `--no-cache` leaves nothing
+behind; a damaged or unwritable cache never fails a check."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from clitools import added_id
+from conftest import GitRepo
+
+CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+PAGE = "---\ntype: Concept\n---\n\n# A\n\n`b` returns 2.\n"
+
+pytestmark = pytest.mark.usefixtures("isolated_cli")
+
+
+@pytest.fixture
+def grounded(repo: GitRepo, cli) -> GitRepo:  # type: ignore[no-untyped-def]
+    repo.write("src/a.py", CODE)
+    repo.write("openwiki/a.md", PAGE)
+    repo.commit("code and wiki")
+    added_id(cli("claim", "add", "--repo", repo.root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6"))
+    repo.commit("ground the wiki")
+    return repo
+
+
+def _memory(repo: GitRepo) -> Path:
+    return repo.root / ".git" / "wikiwarden"
+
+
+def _json(cli, repo: GitRepo, *args: str) -> dict:  # type: ignore[no-untyped-def]
+    run = cli("check", "--repo", repo.root, "--format", "json", *args)
+    assert run.code in (0, 1), run.err
+    assert run.err == ""
+    return json.loads(run.out)
+
+
+def test_a_check_leaves_its_memory_in_the_git_directory_and_the_next_check_agrees(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    first = _json(cli, grounded)
+    names = sorted(p.name for p in _memory(grounded).iterdir())
+    assert names == ["evidence-index-v1.json", "verdicts-v1.json"]
+    assert _json(cli, grounded) == first
+    assert grounded.git("status", "--porcelain") == ""  # nothing in the working tree
+
+
+def test_a_file_edited_since_the_last_check_is_checked_afresh(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    assert _json(cli, grounded)["summary"]["fresh"] == 1
+    grounded.write("src/a.py", CODE.replace("return 2", "return 3"))  # not committed: no blob id names it
+    assert _json(cli, grounded)["summary"]["stale"] == 1
+    grounded.commit("three")  # committed: its blob id is new to the cache
+    assert _json(cli, grounded)["summary"]["stale"] == 1
+    grounded.write("src/a.py", CODE)
+    assert _json(cli, grounded)["summary"]["fresh"] == 1
+
+
+def test_no_cache_leaves_nothing_behind(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    report = _json(cli, grounded, "--no-cache")
+    assert not _memory(grounded).exists()
+    assert _json(cli, grounded) == report
+
+
+def test_a_damaged_cache_is_replaced_and_never_fails_a_check(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    expected = _json(cli, grounded, "--no-cache")
+    _memory(grounded).mkdir()
+    (_memory(grounded) / "verdicts-v1.json").write_bytes(b"{not json")
+    (_memory(grounded) / "evidence-index-v1.json").write_text('{"format": 1, "sidecars": {"x": 3}}')
+    run = cli("check", "--repo", grounded.root, "--format", "json")
+    assert json.loads(run.out) == expected
+    assert "could not be read" in run.err and "the sweep runs without it" in run.err
+    assert json.loads((_memory(grounded) / "verdicts-v1.json").read_bytes())["format"] == 1  # rewritten whole
+    assert _json(cli, grounded) == expected
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any permission")
+def test_an_unwritable_git_directory_only_costs_speed(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    _memory(grounded).mkdir()
+    _memory(grounded).chmod(0o500)
+    try:
+        run = cli("check", "--repo", grounded.root)
+        assert run.code == 0 and "the next sweep starts cold" in run.err
+    finally:
+        _memory(grounded).chmod(0o700)
+
+
+def test_a_cache_where_a_folder_should_be_only_costs_speed(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    _memory(grounded).write_text("a file, not a folder")
+    run = cli("check", "--repo", grounded.root)
+    assert run.code == 0, run.err
+    assert "1 fresh" in run.out
+    assert run.err.count("the next sweep starts cold") == 1
