@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, ren
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
 from bot.claims.sweep import MAX_SIDECAR_BYTES, sweep
 from bot.fix.engine import recorded_head, records_last_update
+from bot.source.memory import GitDirMemory, SharedIndex
 from bot.usecases.check import check
 from bot.usecases.fix import prepare_fix, run_fix
 
@@ -45,6 +47,9 @@ class FetchFirst:
     def read(self, path: str) -> bytes:
         assert path in self.fetched, f"{path} of {self.label} was read before it was fetched"
         return self.inner.read(path)
+
+    def blob_id(self, path: str) -> str | None:
+        return self.inner.blob_id(path)
 
 
 class FetchFirstSource:
@@ -100,6 +105,34 @@ def test_a_full_check_fetches_the_sidecars_then_the_cited_files_and_nothing_else
     ]
     assert report == sweep(MemorySnapshot(files, label="head"), None, SweepOptions())
     assert report.summary["fresh"] == 2
+
+
+def test_with_memory_a_full_check_fetches_no_file_whose_verdicts_it_kept(tmp_path: Path) -> None:
+    files = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    memory = GitDirMemory(tmp_path)
+    first = FetchFirst(MemorySnapshot(files), "head")
+    report = asyncio.run(check(FetchFirstSource(first), first, None, SweepOptions(), references=False, memory=memory))
+    assert first.fetches[1] == ["src/other.py", "src/queue.py"]
+    files["src/other.py"] = b"# moved down\n" + files["src/other.py"]
+    again = FetchFirst(MemorySnapshot(files), "head")
+    moved = asyncio.run(check(FetchFirstSource(again), again, None, SweepOptions(), references=False, memory=memory))
+    assert again.fetches[1] == ["src/other.py"]  # src/queue.py kept its bytes: its verdict is the cache's
+    assert moved == sweep(MemorySnapshot(files, label="head"), None, SweepOptions()) != report
+    assert moved.summary["moved"] == 1
+
+
+def test_with_an_index_a_diff_aware_check_fetches_only_the_sidecars_citing_the_change() -> None:
+    old = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    new = {**old, "src/other.py": OTHER.replace("42", "43").encode()}
+    memory = SharedIndex()
+    full = FetchFirst(MemorySnapshot(old), "base")
+    asyncio.run(check(FetchFirstSource(full), full, None, SweepOptions(), references=False, memory=memory))
+    head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
+    change = Change(base, (FileChange("src/other.py", "src/other.py"),))
+    report = asyncio.run(check(FetchFirstSource(head), head, change, SweepOptions(), references=False, memory=memory))
+    assert head.fetches[0] == ["openwiki/.claims/other.json"]  # queue.json cites nothing the change touched
+    assert report == sweep(MemorySnapshot(new, label="head"), Change(MemorySnapshot(old, label="base"), change.files))
+    assert report.summary["stale"] == 1 and report.unaffected_pages == 1
 
 
 def test_a_full_check_then_reads_the_pages_for_their_references_and_coverage() -> None:
