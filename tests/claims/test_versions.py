@@ -266,3 +266,40 @@ def test_metadata_followed_by_anything_is_not_canonical() -> None:
     assert parse_lines_version(followed_by(b" ")) == parse_lines_version(canonical)._replace(token=followed_by(b" "))  # type: ignore[union-attr]
     assert canonical_selected_count(followed_by(b"x")) is None
     assert parse_lines_version(followed_by(b"x")) is None
+
+
+def test_the_fast_canonical_check_is_the_canonical_regex_exactly() -> None:
+    """`_canonical_count` stands in for `_CANONICAL_METADATA` (15 digits at most) on a full sweep's hot path:
+    canonical metadata, then thousands of single-byte edits, insertions and deletions, all judged alike."""
+    import random
+
+    from bot.claims.versions import _CANONICAL_METADATA, _canonical_count
+
+    rng = random.Random(5)
+    text = FileText("".join(f"line {n}\n" for n in range(40)).encode())
+    samples = [
+        base64.urlsafe_b64decode(lines_version(text, s, e).split(":", 3)[3] + "==")
+        for s, e in [(0, 1), (3, 9), (10, 30), (37, 40)]
+    ]
+    samples.append(samples[0].replace(b'Count":1,', b'Count":123456789012345,', 1))
+    samples.append(samples[0].replace(b'Count":1,', b'Count":1234567890123456,', 1))  # 16 digits: not fast
+    alphabet = b'0123456789abcdefgz{}":, \\AF\x00\xff'
+    checked = 0
+    for raw in samples:
+        variants = [raw]
+        for _ in range(1500):
+            at = rng.randrange(len(raw) + 1)
+            byte = bytes([rng.choice(alphabet)])
+            edit = rng.choice(("replace", "insert", "delete"))
+            if edit == "replace" and at < len(raw):
+                variants.append(raw[:at] + byte + raw[at + 1 :])
+            elif edit == "insert":
+                variants.append(raw[:at] + byte + raw[at:])
+            elif at < len(raw):
+                variants.append(raw[:at] + raw[at + 1 :])
+        for variant in variants:
+            match = _CANONICAL_METADATA.fullmatch(variant)
+            expected = int(match.group(1)) if match is not None and len(match.group(1)) < 16 else None
+            assert _canonical_count(variant) == expected, variant
+            checked += expected is not None
+    assert checked > 100  # many variants stay canonical (a hash digit for another): both must agree on those too
