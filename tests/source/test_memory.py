@@ -1,0 +1,309 @@
+"""The sweep's memory stores: the command line's `GitDirMemory` (two JSON files in the git directory) and the App's
+`SharedIndex` (in the process, in a real Redis once shared). Both are shortcuts: whatever goes wrong with them, a
+sweep warns and gives the report it gives without them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from arq.connections import ArqRedis
+from conftest import GitRepo
+from processes import free_port, redis_server, redis_url
+
+from bot.claims.citations import Cited, EvidenceIndex
+from bot.claims.results import EvidenceResult, SweepReport
+from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
+from bot.claims.text import FileText
+from bot.claims.verdict_cache import PageBuilder, VerdictCache
+from bot.claims.verdicts import OpenWikiVerdict, Verdict
+from bot.claims.versions import lines_version
+from bot.jobs.redis import redis_settings
+from bot.source import memory
+from bot.source.git import GitRepository
+from bot.source.memory import INDEX_FILE, REDIS_PREFIX, REDIS_SECONDS, VERDICTS_FILE, GitDirMemory, SharedIndex
+from bot.usecases.check import check_repository
+
+__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
+
+A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
+RES = "repo://src/q.py#L3-L4"
+CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+
+
+def learnt(entries: dict[str, Cited]) -> EvidenceIndex:
+    index = EvidenceIndex()
+    for blob, cited in entries.items():
+        index.learn(blob, cited)
+    return index
+
+
+def verdicts(context: str, *blobs: str) -> VerdictCache:
+    """A cache keeping one fresh record per sidecar blob, as a sweep would."""
+    cache = VerdictCache(context)
+    for blob in blobs:
+        page = PageBuilder()
+        result = EvidenceResult(
+            RES,
+            "v1",
+            Verdict.FRESH,
+            OpenWikiVerdict.FRESH,
+            touched=False,
+            span=(3, 4),
+            resource_now=RES,
+            version_now="v1",
+        )
+        page.add(("src/q.py", "e" * 40), result)
+        cache.keep(blob, page.build())
+    return cache
+
+
+def known(index: EvidenceIndex) -> dict[str, Cited]:
+    return dict(index.items())
+
+
+def stored_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == memory.__name__]
+
+
+# --- GitDirMemory -------------------------------------------------------------------------------------------------
+
+
+async def test_what_one_sweep_keeps_the_next_process_reads_back(tmp_path: Path) -> None:
+    folder = tmp_path / "wikiwarden"
+    kept = verdicts("ctx", A, B)
+    await GitDirMemory(folder).keep(learnt({A: frozenset({"src/q.py", "src/r.py"}), B: None}), kept)
+
+    fresh = GitDirMemory(folder)
+    assert known(await fresh.index([A, B, C])) == {A: frozenset({"src/q.py", "src/r.py"}), B: None}
+    assert known(await fresh.index([B])) == {B: None}  # only what was asked
+    assert known(await fresh.index([C])) == {}
+    read = await fresh.verdicts("ctx")
+    assert len(read) == 2 and read.page(A) == kept.kept[A] and read.page(B) == kept.kept[B]
+    assert len(await GitDirMemory(folder).verdicts("another context")) == 0  # other settings: nothing
+    assert stored_files(folder) == [INDEX_FILE, VERDICTS_FILE]  # no temporary file left behind
+
+
+async def test_a_second_sweep_adds_what_it_learnt_to_what_was_kept(tmp_path: Path) -> None:
+    await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"x"})}), None)
+    second = GitDirMemory(tmp_path)
+    index = await second.index([A, B])
+    index.learn(B, frozenset({"y"}))
+    await second.keep(index, None)
+    assert known(await GitDirMemory(tmp_path).index([A, B])) == {A: frozenset({"x"}), B: frozenset({"y"})}
+    assert stored_files(tmp_path) == [INDEX_FILE]  # no verdicts given: none written
+
+
+async def test_the_index_forgets_its_oldest_entries_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "MAX_INDEX_ENTRIES", 3)
+    await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"a"}), B: frozenset({"b"})}), None)
+    await GitDirMemory(tmp_path).keep(learnt({C: frozenset({"c"}), D: None}), None)
+    assert known(await GitDirMemory(tmp_path).index([A, B, C, D])) == {
+        B: frozenset({"b"}),
+        C: frozenset({"c"}),
+        D: None,
+    }
+
+
+async def test_a_sweep_that_learnt_nothing_new_writes_nothing(tmp_path: Path) -> None:
+    await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"x"})}), verdicts("ctx", A))
+    before = {name: (tmp_path / name).stat() for name in (INDEX_FILE, VERDICTS_FILE)}
+    again = GitDirMemory(tmp_path)
+    index = await again.index([A])
+    cache = await again.verdicts("ctx")
+    page = cache.page(A)
+    assert page is not None
+    cache.keep(A, page)  # every result recalled, none evaluated again
+    assert not cache.changed
+    await again.keep(index, cache)
+    after = {name: (tmp_path / name).stat() for name in (INDEX_FILE, VERDICTS_FILE)}
+    assert {n: (s.st_ino, s.st_mtime_ns) for n, s in after.items()} == {
+        n: (s.st_ino, s.st_mtime_ns) for n, s in before.items()
+    }
+
+
+async def test_an_oversized_store_is_not_read_and_warns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"x"})}), verdicts("ctx", A))
+    monkeypatch.setattr(memory, "MAX_STORE_BYTES", 10)
+    fresh = GitDirMemory(tmp_path)
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        assert known(await fresh.index([A])) == {}
+        assert len(await fresh.verdicts("ctx")) == 0
+    said = warnings(caplog)
+    assert len(said) == 2 and all("is over 10 bytes: not read" in s for s in said)
+
+
+@pytest.mark.parametrize(
+    ("index_bytes", "verdict_bytes"),
+    [
+        (b"{not json", b"\xff\xfe"),
+        (b"[1, 2]", b'"a string"'),
+        (b'{"format": 1, "sidecars": []}', b'{"format": 1, "context": "ctx", "pages": []}'),
+        (b'{"format": 1, "sidecars": {"x": 3, "y": ["ok", 4], "z": "src/a.py"}}', b'{"format": 1, "pages": {}}'),
+    ],
+    ids=["not-json", "not-objects", "wrong-containers", "wrong-entries"],
+)
+async def test_a_damaged_store_is_ignored(tmp_path: Path, index_bytes: bytes, verdict_bytes: bytes) -> None:
+    (tmp_path / INDEX_FILE).write_bytes(index_bytes)
+    (tmp_path / VERDICTS_FILE).write_bytes(verdict_bytes)
+    fresh = GitDirMemory(tmp_path)
+    assert known(await fresh.index([A, "x", "y", "z"])) == {}
+    assert len(await fresh.verdicts("ctx")) == 0
+
+
+async def test_entries_of_the_wrong_shape_are_dropped_and_the_right_ones_kept(tmp_path: Path) -> None:
+    raw = {"format": 1, "sidecars": {A: ["src/a.py"], B: None, C: [1], D: {"src/a.py": True}}}
+    (tmp_path / INDEX_FILE).write_bytes(orjson.dumps(raw))
+    assert known(await GitDirMemory(tmp_path).index([A, B, C, D])) == {A: frozenset({"src/a.py"}), B: None}
+
+
+async def test_a_store_that_is_not_json_warns(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / INDEX_FILE).write_bytes(b"{not json")
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        assert known(await GitDirMemory(tmp_path).index([A])) == {}
+    assert [s for s in warnings(caplog) if "could not be read" in s and "the sweep runs without it" in s]
+
+
+async def test_a_file_where_the_folder_should_be_only_warns_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = tmp_path / "wikiwarden"
+    folder.write_text("a file, not a folder")
+    store = GitDirMemory(folder)
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        assert known(await store.index([A])) == {}
+        await store.keep(learnt({A: None}), verdicts("ctx", A))  # does not raise
+    said = warnings(caplog)
+    assert [s for s in said if "could not be read" in s] == said[:1]  # reading it fails too, and says so
+    assert len([s for s in said if "the next sweep starts cold" in s]) == 1  # two files, one reason: said once
+    assert folder.read_text() == "a file, not a folder"
+    assert stored_files(tmp_path) == ["wikiwarden"]
+
+
+async def test_a_write_that_fails_leaves_no_temporary_file(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / INDEX_FILE).mkdir()  # os.replace cannot put a file there
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        await GitDirMemory(tmp_path).keep(learnt({A: None}), verdicts("ctx", A))
+    assert len([s for s in warnings(caplog) if "the next sweep starts cold" in s]) == 1
+    assert stored_files(tmp_path) == [INDEX_FILE, VERDICTS_FILE]  # the verdicts were still kept
+    assert (tmp_path / INDEX_FILE).is_dir() and list((tmp_path / INDEX_FILE).iterdir()) == []
+
+
+def _grounded(repo: GitRepo) -> GitRepo:
+    page = b"---\ntype: Concept\n---\n\n# A\n\n`b` returns 2.\n"
+    record = EvidenceRecord("repo://src/a.py#L5-L6", lines_version(FileText(CODE.encode()), 4, 6))
+    repo.write("src/a.py", CODE)
+    repo.write("openwiki/a.md", page)
+    claim = Claim(f"claim_{1:032x}", "b returns 2.", (record,))
+    repo.write("openwiki/.claims/a.json", render_sidecar(Sidecar(page_version(page), (claim,))))
+    repo.commit("code and wiki")
+    return repo
+
+
+def _check(repo: GitRepo, memory_folder: Path | None = None) -> SweepReport:
+    store = GitDirMemory(memory_folder) if memory_folder is not None else None
+    return check_repository(GitRepository(repo.root), memory=store)
+
+
+@pytest.mark.parametrize("damage", [b"{not json", b'{"format": 1, "sidecars": {"x": 3}}', b"x" * 64])
+def test_a_sweep_over_a_damaged_or_oversized_store_gives_the_report_without_one(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: bytes
+) -> None:
+    _grounded(repo)
+    expected = _check(repo)
+    assert expected.summary["fresh"] == 1
+    folder = tmp_path / "store"
+    folder.mkdir()
+    (folder / INDEX_FILE).write_bytes(damage)
+    (folder / VERDICTS_FILE).write_bytes(damage)
+    monkeypatch.setattr(memory, "MAX_STORE_BYTES", 32)
+    assert _check(repo, folder) == expected
+    assert orjson.loads((folder / VERDICTS_FILE).read_bytes())["format"] == 1  # replaced by this sweep's
+    assert _check(repo, folder) == expected  # and read back by the next
+    repo.write("src/a.py", CODE.replace("return 2", "return 3"))
+    repo.commit("three")
+    assert _check(repo, folder) == _check(repo) != expected  # the kept verdicts never hide a change
+
+
+# --- SharedIndex, against a real Redis ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def pool(redis_url: str) -> AsyncIterator[ArqRedis]:
+    """The connection pool a worker shares its runtime through (`bot/worker.py`)."""
+    from arq import create_pool
+
+    redis = await create_pool(redis_settings(redis_url))
+    yield redis
+    await redis.aclose()
+
+
+async def test_learnt_entries_reach_another_process_through_redis_and_expire(pool: ArqRedis) -> None:
+    first = SharedIndex()
+    first.share_through(pool)
+    index = EvidenceIndex({C: frozenset({"known/before.py"})})  # known, not learnt: not written again
+    index.learn(A, frozenset({"src/q.py", "src/r.py"}))
+    index.learn(B, None)
+    await first.keep(index, None)
+
+    assert await pool.get(REDIS_PREFIX + A) == b'["src/q.py","src/r.py"]'
+    assert await pool.get(REDIS_PREFIX + B) == b"null"
+    assert await pool.exists(REDIS_PREFIX + C) == 0
+    for blob in (A, B):
+        assert REDIS_SECONDS - 60 < await pool.ttl(REDIS_PREFIX + blob) <= REDIS_SECONDS
+
+    second = SharedIndex()
+    second.share_through(pool)
+    assert known(await second.index([A, B, C, D])) == {A: frozenset({"src/q.py", "src/r.py"}), B: None}
+    await pool.flushdb()
+    assert known(await second.index([A, B])) == {A: frozenset({"src/q.py", "src/r.py"}), B: None}  # now its own
+
+
+async def test_a_large_wiki_is_read_back_in_batches(pool: ArqRedis) -> None:
+    blobs = {f"{n:040x}": frozenset({f"src/m{n % 7}.py"}) for n in range(1234)}
+    writer = SharedIndex()
+    writer.share_through(pool)
+    await writer.keep(learnt(dict(blobs)), None)
+    reader = SharedIndex()
+    reader.share_through(pool)
+    assert known(await reader.index([*blobs, D])) == blobs
+
+
+async def test_entries_too_large_or_not_json_are_ignored(pool: ArqRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory, "MAX_CITED_BYTES", 64)
+    stored = {
+        "f" * 40: orjson.dumps(["src/ok.py"]),
+        A: orjson.dumps([f"src/long/path/number/{n}.py" for n in range(10)]),  # over 64 bytes
+        B: b"[not json",
+        C: b"[1, 2]",
+        D: b'"src/a.py"',
+    }
+    await pool.mset({REDIS_PREFIX + blob: value for blob, value in stored.items()})
+    shared = SharedIndex()
+    shared.share_through(pool)
+    assert known(await shared.index(list(stored))) == {"f" * 40: frozenset({"src/ok.py"})}
+
+
+async def test_redis_unreachable_costs_reads_never_the_check(caplog: pytest.LogCaptureFixture) -> None:
+    import redis.asyncio
+
+    gone: Any = redis.asyncio.Redis.from_url(f"redis://127.0.0.1:{free_port()}/0", socket_connect_timeout=1)
+    shared = SharedIndex()
+    shared.share_through(gone)
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        await asyncio.wait_for(shared.keep(learnt({A: frozenset({"src/q.py"})}), None), 30)
+        assert known(await asyncio.wait_for(shared.index([A, B]), 30)) == {A: frozenset({"src/q.py"})}
+    said = warnings(caplog)
+    assert any("could not be written" in s for s in said) and any("could not be read" in s for s in said)
+    await gone.aclose()
