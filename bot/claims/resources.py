@@ -31,7 +31,7 @@ class EvidenceResource(NamedTuple):
 
     @property
     def canonical(self) -> str:
-        encoded = _encode_path(self.path)
+        encoded = encode_path(self.path)
         if self.start is None:
             return SCHEME + encoded
         return f"{SCHEME}{encoded}#L{self.start}-L{self.end}"
@@ -129,7 +129,7 @@ def _parse_path(raw: str) -> str:
     lowered = path.lower()
     if lowered == ".git" or lowered.startswith(".git/") or lowered == "openwiki" or lowered.startswith("openwiki/"):
         raise EvidenceResourceError(f"Invalid evidence resource: reserved path: {raw!r}")
-    encoded = _encode_path(path)
+    encoded = encode_path(path)
     if encoded != raw and _parse_path(encoded) != path:  # the formatter re-parses its own output
         raise EvidenceResourceError(f"Invalid evidence resource: does not round-trip: {raw!r}")
     return path
@@ -155,7 +155,8 @@ def _parse_fragment(raw: str) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=65536)
-def _encode_path(path: str) -> str:
+def encode_path(path: str) -> str:
+    """A normalised path as a resource writes it (encodeURIComponent on each segment)."""
     if _UNRESERVED_PATH.fullmatch(path):
         return path
     return "/".join(_encode_segment(seg) for seg in path.split("/"))

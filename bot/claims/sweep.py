@@ -18,13 +18,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from hashlib import sha256
 from typing import NamedTuple, overload
 
 from .citations import EvidenceIndex, cited_paths, may_cite
 from .collation import collation_key
 from .errors import EvidenceResourceError, Problem, SidecarError, UnreadableFileError
 from .ignore import IGNORE_FILE, IgnoreRules
-from .locate import unchanged_at_hint
 from .options import SweepOptions
 from .pages import (
     DEFAULT_WIKI_DIR,
@@ -33,7 +33,7 @@ from .pages import (
     normalize_wiki_dir,
     page_for,
 )
-from .resources import SCHEME, EvidenceResource, check_contained, parse_resource
+from .resources import SCHEME, EvidenceResource, check_contained, encode_path, parse_resource
 from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from .sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar
 from .snapshot import Change, Entry, FileChange, Kind, Snapshot
@@ -41,7 +41,7 @@ from .text import FileText
 from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
 from .verdict_cache import PageBuilder, PageVerdicts, VerdictCache, recall_page, sweep_context
 from .verdicts import OpenWikiVerdict, Verdict, worst
-from .versions import file_version, lines_version
+from .versions import canonical_selected_count, file_version, lines_version
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
 
@@ -436,11 +436,26 @@ class Sweeper:
             for index, record, res in records:
                 results[index] = self._evaluate(record, res, current)
             return
+        # The common case, answered without the general machinery: fresh where its hint says. This loop runs for
+        # every evidence record of a full sweep, so `unchanged_at_hint` and the result are written out here.
+        data, offsets = current.data, current.offsets
+        lines = len(offsets) - 1
+        at = f"{SCHEME}{encode_path(path)}#L"  # the canonical resource of this file, up to its span
+        make, fresh, ow_fresh = tuple.__new__, Verdict.FRESH, OpenWikiVerdict.FRESH
         for index, record, res in records:
             start, end = res.start, res.end
-            if start is not None and end is not None and unchanged_at_hint(current, start - 1, end, record.version):
-                # The common case, answered without the general machinery: fresh where it says.
-                results[index] = _fresh_at_hint(record, res, start, end)
+            resource, version = record
+            if (
+                start is not None
+                and end is not None
+                and start <= end <= lines
+                and version[21:85] == sha256(data[offsets[start - 1] : offsets[end]]).hexdigest()
+                and canonical_selected_count(version) == end - start + 1
+            ):
+                canonical = f"{at}{start}-L{end}"
+                resource_now = resource if canonical == resource else canonical  # the stored string, not a copy
+                fields = (resource, version, fresh, ow_fresh, (start, end), resource_now, version)
+                results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
             else:
                 results[index] = self._evaluate(record, res, current)
 
@@ -772,20 +787,6 @@ _OPENWIKI_EQUIVALENT = {
     Verdict.STALE: OpenWikiVerdict.STALE,
     Verdict.UNRESOLVED: OpenWikiVerdict.UNRESOLVED,
 }
-
-
-def _fresh_at_hint(record: EvidenceRecord, res: EvidenceResource, start: int, end: int) -> EvidenceResult:
-    """Evidence whose stored text stands unchanged at its hint: the stored strings are shared, not copied."""
-    canonical = res.canonical
-    return EvidenceResult(
-        record.resource,
-        record.version,
-        Verdict.FRESH,
-        OpenWikiVerdict.FRESH,
-        (start, end),
-        record.resource if canonical == record.resource else canonical,
-        record.version,
-    )
 
 
 def _result(record: EvidenceRecord, tracked: Tracked, ow: OpenWikiVerdict) -> EvidenceResult:

@@ -303,3 +303,30 @@ def test_the_fast_canonical_check_is_the_canonical_regex_exactly() -> None:
             assert _canonical_count(variant) == expected, variant
             checked += expected is not None
     assert checked > 100  # many variants stay canonical (a hash digit for another): both must agree on those too
+
+
+def test_parsing_with_the_fast_layout_gives_what_the_reference_regex_gives() -> None:
+    """`parse_lines_version` reads canonical metadata with a looser regex and a hex check; on edited tokens it
+    parses exactly the tokens the reference regex (or the general JSON reader) accepts, field for field."""
+    import random
+
+    from bot.claims.versions import _CANONICAL_METADATA
+
+    rng = random.Random(8)
+    text = FileText("".join(f"line {n}\n" for n in range(40)).encode())
+    token = lines_version(text, 10, 30)
+    prefix, payload = token[:86], token[86:]
+    raw = base64.urlsafe_b64decode(payload + "==")
+    for _ in range(3000):
+        at = rng.randrange(len(raw))
+        edited = raw[:at] + bytes([rng.choice(b'0123456789abcdefgA":,{} ')]) + raw[at + 1 :]
+        parsed = parse_lines_version(prefix + base64.urlsafe_b64encode(edited).rstrip(b"=").decode())
+        reference = _CANONICAL_METADATA.fullmatch(edited)
+        if reference is not None:
+            assert parsed is not None and parsed.first_hash == reference.group(2).decode()
+            assert (parsed.selected_count, parsed.preceding_count) == (int(reference.group(1)), int(reference.group(4)))
+        else:  # one byte off the canonical layout is never valid metadata (a key, a hash, a count, the syntax)
+            assert parsed is None, edited
+    for bad in ("+", "/", "=", ".", " "):
+        assert parse_lines_version(prefix + payload[:40] + bad + payload[41:]) is None
+    assert parse_lines_version(token[:30] + "G" + token[31:]) is None  # the content hash is hex
