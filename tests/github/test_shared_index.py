@@ -1,0 +1,94 @@
+"""The App's evidence index shared through a real Redis: a new worker's first push reads only the sidecars citing
+the change (what `bench/webhooks.py` measures), and its check run says what a worker without any index says."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from apptools import deliver, grounded, push_payload, queue_of, runs_of, runtime_of, start_app
+from arq import create_pool
+from arq.connections import ArqRedis
+from fakegithub import FakeGitHub, FakeRepo
+from processes import redis_server, redis_url
+
+from bot.jobs.redis import redis_settings
+from bot.source.memory import REDIS_PREFIX
+
+__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
+
+FILES, PAGES = 8, 40
+BODY = "".join(f"def f_{i}():\n    return {i}\n\n" for i in range(6))
+
+
+def wiki() -> dict[str, bytes]:
+    """PAGES pages, page p citing two functions of src/m{p % FILES}.py: each file is cited by PAGES / FILES pages."""
+    code = {f"src/m{n}.py": f"# module {n}\n{BODY}" for n in range(FILES)}
+    claims = {
+        f"p{p}.md": [(f"f_{c} returns {c}", [f"repo://src/m{p % FILES}.py#L{3 * c + 2}-L{3 * c + 3}"]) for c in (1, 4)]
+        for p in range(PAGES)
+    }
+    return grounded(code, claims)
+
+
+@pytest.fixture
+async def pool(redis_url: str) -> AsyncIterator[ArqRedis]:
+    """The connection pool `wikiwarden worker` shares its runtime through."""
+    redis = await create_pool(redis_settings(redis_url))
+    yield redis
+    await redis.aclose()
+
+
+@pytest.fixture
+def repo(fake_github: FakeGitHub) -> FakeRepo:
+    fake_github.add_installation(77, "acme")
+    repo = fake_github.create_repo("acme", "widgets", 77)
+    repo.base = repo.commit(wiki(), message="code and wiki")
+    return repo
+
+
+async def push(client: Any, fake: FakeGitHub, repo: FakeRepo, before: str, after: str) -> tuple[dict, int]:
+    """Deliver the push to this App and wait for its check: the run, and the files its runtime fetched for it."""
+    fetched = runtime_of(client).cache.fetched_blobs
+    status, _ = await deliver(
+        client, "push", push_payload(repo, before=before, after=after), secret=fake.webhook_secret
+    )
+    assert status == 202
+    await queue_of(client).wait_idle(timeout=60)
+    runs = runs_of(repo, after)
+    assert len(runs) == 1 and runs[0]["status"] == "completed", runs
+    return copy.deepcopy(runs[0]), runtime_of(client).cache.fetched_blobs - fetched
+
+
+def verdict_of(run: dict) -> tuple[Any, ...]:
+    output = run["output"]
+    return run["conclusion"], output["title"], output["summary"], output.get("text"), output.get("annotations")
+
+
+async def test_a_new_worker_reads_only_the_sidecars_citing_its_first_push(
+    aiohttp_client: Any, fake_github: FakeGitHub, repo: FakeRepo, pool: ArqRedis
+) -> None:
+    first = await start_app(aiohttp_client, fake_github)
+    runtime_of(first).share_through(pool)
+    warm = repo.commit({"src/m1.py": f"# touched\n{BODY}"}, message="touch m1")
+    await push(first, fake_github, repo, repo.base, warm)
+    assert len(await pool.keys(REDIS_PREFIX + "*")) == PAGES  # every sidecar it read, for every worker
+
+    # A new worker: its own caches cold, only Redis in common with the first.
+    second = await start_app(aiohttp_client, fake_github)
+    runtime_of(second).share_through(pool)
+    edited = BODY.replace("return 4", "return 40")  # page p's claim on f_4 goes stale where p % FILES == 0
+    head = repo.commit({"src/m0.py": f"# module 0\n{edited}"}, message="change f_4 of m0")
+    shared_run, shared_fetches = await push(second, fake_github, repo, warm, head)
+
+    # A worker without any index, the same push (the run is found by head and written again).
+    alone = await start_app(aiohttp_client, fake_github)
+    alone_run, alone_fetches = await push(alone, fake_github, repo, warm, head)
+
+    citing = PAGES // FILES
+    assert alone_fetches - shared_fetches == PAGES - citing  # only the other sidecars were not read
+    assert shared_fetches == citing + 2  # the citing sidecars, and src/m0.py at both ends
+    assert verdict_of(shared_run) == verdict_of(alone_run)
+    assert shared_run["output"]["title"] == f"{citing} stale · this change made claims stale"
