@@ -44,7 +44,7 @@ def locate_lines(
         if not has_hint:
             return None
         return Located(start, end, lines_version(text, start, end), unchanged=False)
-    found = locate_unchanged(text, previous, (start, end) if has_hint else None)
+    found = locate_unchanged(text, previous, (start, end) if has_hint else None, start)
     if found is not None:
         return Located(found, found + previous.selected_count, previous.token, unchanged=True)
     return _locate_changed(text, previous)
@@ -59,20 +59,16 @@ def unchanged_at_hint(text: FileText, start: int, end: int, token: str) -> bool:
     )
 
 
-def locate_unchanged(text: FileText, previous: LinesVersion, hint: tuple[int, int] | None) -> int | None:
-    """`locateUnchangedLineRange`: the start of the stored text, or None when absent or ambiguous."""
+def locate_unchanged(
+    text: FileText, previous: LinesVersion, hint: tuple[int, int] | None, near_start: int = 0
+) -> int | None:
+    """`locateUnchangedLineRange`: the start of the stored text, or None when absent or ambiguous (looked for
+    from the hint first, else from `near_start`: where it was, when that is past the end of the file now)."""
     count = previous.selected_count
     if hint is not None and hint[1] - hint[0] == count and text.span_hash(*hint) == previous.content_hash:
         return hint[0]
-    lines = text.lines
-    last_hash = previous.last_hash
-    matches = []
-    for i in text.positions_of_line_hash(previous.first_hash):
-        j = i + count
-        if j > len(lines):
-            break
-        if (count == 1 or last_hash == text.line_hash(j - 1)) and text.span_hash(i, j) == previous.content_hash:
-            matches.append(i)
+    near = hint[0] if hint is not None else near_start
+    matches = text.spans_matching(previous.first_hash, previous.last_hash, count, previous.content_hash, near)
     if len(matches) == 1:
         return matches[0]
     survivors = [i for i in matches if _contexts_match(text, previous, i, i + count)]

@@ -7,6 +7,8 @@ both exact and fast: UTF-8 is self-synchronising, so splitting the bytes on b"\\
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterator
 from hashlib import sha256
 from itertools import accumulate, count
 from operator import add
@@ -39,7 +41,17 @@ def normalized(line: bytes) -> bytes:
 class FileText:
     """One file's content with lazily built lines and hash indexes, shared by every claim citing it."""
 
-    __slots__ = ("_line_hash_list", "_line_hashes", "_lines", "_offsets", "_window_index", "data", "is_binary")
+    __slots__ = (
+        "_line_hash_list",
+        "_line_hashes",
+        "_lines",
+        "_offsets",
+        "_shift",
+        "_some_line_hashes",
+        "_window_index",
+        "data",
+        "is_binary",
+    )
 
     def __init__(self, raw: bytes) -> None:
         try:
@@ -54,6 +66,8 @@ class FileText:
         self._line_hashes: dict[str, list[int]] | None = None
         self._line_hash_list: list[str] = []
         self._window_index: dict[int, dict[str, list[int]]] = {}
+        self._some_line_hashes: dict[int, str] = {}  # hashed one by one, by `spans_matching`
+        self._shift = 0  # how far the last span `spans_matching` found stood from where it was looked for
 
     @property
     def lines(self) -> list[bytes]:
@@ -109,6 +123,50 @@ class FileText:
             return self._line_hash_list[index]
         return sha_hex(self.lines[index])
 
+    def _line_hash_at(self, index: int) -> str:
+        known = self._some_line_hashes.get(index)
+        if known is None:
+            offsets = self.offsets
+            known = self._some_line_hashes[index] = sha256(self.data[offsets[index] : offsets[index + 1]]).hexdigest()
+        return known
+
+    def spans_matching(self, first_hash: str, last_hash: str, count: int, content_hash: str, near: int) -> list[int]:
+        """Every start of `count` lines whose first line, last line and whole text hash to these digests, in order.
+
+        The same list as scanning every line for `first_hash` (OpenWiki's `locateUnchangedLineRange`), found without
+        hashing every line: lines are tried outward from `near` (moved by the last find's shift first, as text
+        moves in blocks), hashed one at a time; the first span found gives the exact bytes, and every other
+        occurrence of them at a line start is found by a byte search (equal bytes, equal digests). Only a span that
+        is nowhere costs a hash of every line.
+        """
+        total = len(self.offsets) - 1
+        if count < 1 or count > total:
+            return []
+        last_start = total - count
+        near = min(max(near, 0), last_start)
+        found = None
+        for i in _outward(min(max(near + self._shift, 0), last_start), near, last_start):
+            if (
+                self._line_hash_at(i) == first_hash
+                and (count == 1 or self._line_hash_at(i + count - 1) == last_hash)
+                and self.span_hash(i, i + count) == content_hash
+            ):
+                found = i
+                break
+        if found is None:
+            return []
+        self._shift = found - near
+        offsets, data = self.offsets, self.data
+        text = data[offsets[found] : offsets[found + count]]
+        starts = []
+        at = data.find(text)
+        while at >= 0:
+            line = bisect_left(offsets, at)
+            if line <= last_start and offsets[line] == at and offsets[line + count] == at + len(text):
+                starts.append(line)
+            at = data.find(text, at + 1)
+        return starts
+
     def window_starts(self, width: int, digest: str) -> list[int]:
         """Start indexes of every window of `width` lines whose joined text hashes to `digest`."""
         index = self._window_index.get(width)
@@ -119,3 +177,12 @@ class FileText:
                 index.setdefault(sha_hex(b"".join(lines[i : i + width])), []).append(i)
             self._window_index[width] = index
         return index.get(digest, [])
+
+
+def _outward(first: int, near: int, last: int) -> Iterator[int]:
+    """`first`, then every index of [0, last] by distance from `near` (after first, each once)."""
+    yield first
+    for distance in range(max(near, last - near) + 1):
+        for i in (near + distance, near - distance) if distance else (near,):
+            if 0 <= i <= last and i != first:
+                yield i

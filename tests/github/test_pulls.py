@@ -8,6 +8,7 @@ from typing import Any
 
 from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
+from bot.claims.snapshot import git_blob_id
 from bot.fix.engine import Action, ClaimOutcome, FixResult
 from bot.github.pulls import (
     FIX_PREFIX,
@@ -25,7 +26,6 @@ from bot.github.pulls import (
     proposal,
     read_marker,
 )
-from bot.claims.snapshot import git_blob_id
 from bot.source.github import TreeEntry
 
 SINCE = "a" * 40
