@@ -502,6 +502,8 @@ class WorktreeSnapshot:
         self._dir_is_real: dict[str, bool] = {}
         self._learn_blobs = blobs  # the blob ids git knows for unmodified files, asked for on first use
         self._blobs: dict[str, str] | None = None
+        self._root = str(root)
+        self._entries: dict[str, Entry | None] = {}
 
     def _real_dir(self, relative: str) -> bool:
         """Whether a folder on the way to a file is a real folder (not a symlink to one)."""
@@ -515,12 +517,19 @@ class WorktreeSnapshot:
         return known
 
     def entry(self, path: str) -> Entry | None:
+        """What stands at `path`, looked up once: a sweep asks before it plans a read and again before it reads."""
+        if path in self._entries:
+            return self._entries[path]
+        found = self._entries[path] = self._lookup(path)
+        return found
+
+    def _lookup(self, path: str) -> Entry | None:
         parts = path.split("/")
         for k in range(1, len(parts)):
             if not self._real_dir("/".join(parts[:k])):
                 return Entry(Kind.SYMLINK) if os.path.islink(self.root.joinpath(*parts[:k])) else None
         try:
-            info = os.lstat(self.root / path)
+            info = os.lstat(f"{self._root}/{path}")
         except (FileNotFoundError, NotADirectoryError):
             return None
         if stat.S_ISLNK(info.st_mode):
@@ -532,7 +541,8 @@ class WorktreeSnapshot:
         return Entry(Kind.OTHER)
 
     def read(self, path: str) -> bytes:
-        return (self.root / path).read_bytes()
+        with open(f"{self._root}/{path}", "rb") as file:
+            return file.read()
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Nothing to batch on a local disk."""
