@@ -61,6 +61,12 @@ DEFAULT_TESTS: dict[str, list[str]] = {
         "tests/claims/test_versions.py",
         "tests/claims/test_vectors.py",
     ],
+    "bot/claims/verdict_cache.py": [
+        "tests/claims/test_verdict_cache.py",
+    ],
+    "bot/claims/citations.py": [
+        "tests/claims/test_citations.py",
+    ],
     "bot/fix/check.py": [
         "tests/fix/test_check.py",
         "tests/fix/test_fix_core.py",

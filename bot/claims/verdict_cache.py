@@ -96,9 +96,9 @@ def sweep_context(wiki_dir: str, max_file_bytes: int, ignore_text: str) -> str:
 
 
 def encode(result: EvidenceResult) -> list[Any]:
-    """A result as JSON-ready fields, without the resource and version the sidecar already holds (trailing
-    empty fields left out)."""
-    fields: list[Any] = [
+    """A result as nine JSON-ready fields, without the resource and version the sidecar already holds (a record
+    that is not fresh or moved where it was: few, so their fields are all written)."""
+    return [
         result.verdict.value,
         result.openwiki_verdict.value if result.openwiki_verdict is not None else None,
         list(result.span) if result.span is not None else None,
@@ -109,33 +109,26 @@ def encode(result: EvidenceResult) -> list[Any]:
         result.new_text,
         list(result.anchor) if result.anchor is not None else None,
     ]
-    while fields and fields[-1] is None:
-        fields.pop()
-    return fields
 
 
 def decode(resource: str, version: str, fields: list[Any]) -> EvidenceResult:
     """The result `encode` wrote for the record (resource, version). Raises ValueError (or KeyError, TypeError,
     IndexError) on fields it did not write."""
-    n = len(fields)
-    if n < 2 or n > 9:
+    if len(fields) != 9:
         raise ValueError("not a cached result")
-    span = fields[2] if n > 2 else None
-    resource_now = fields[3] if n > 3 else None
-    version_now = fields[4] if n > 4 else None
-    anchor = fields[8] if n > 8 else None
+    verdict, ow, span, resource_now, version_now, error, old_text, new_text, anchor = fields
     return EvidenceResult(
         resource,
         version,
-        Verdict(fields[0]),
-        OpenWikiVerdict(fields[1]) if fields[1] is not None else None,
+        Verdict(verdict),
+        OpenWikiVerdict(ow) if ow is not None else None,
         (int(span[0]), int(span[1])) if span is not None else None,
         resource if resource_now == _SAME else _text(resource_now),
         version if version_now == _SAME else _text(version_now),
         False,
-        _text(fields[5]) if n > 5 else None,
-        _text(fields[6]) if n > 6 else None,
-        _text(fields[7]) if n > 7 else None,
+        _text(error),
+        _text(old_text),
+        _text(new_text),
         (str(anchor[0]), int(anchor[1])) if anchor is not None else None,
     )
 

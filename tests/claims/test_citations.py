@@ -61,6 +61,7 @@ def test_the_index_keeps_apart_what_it_learnt() -> None:
     index.learn("b", None)
     assert index.cited("a") == {"x.py"} and index.cited("b") is None
     assert index.learnt == {"b": None} and "b" in index and len(index) == 2
+    assert dict(index.items()) == {"a": {"x.py"}, "b": None}
     with pytest.raises(KeyError):
         index.cited("c")
 

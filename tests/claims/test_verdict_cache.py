@@ -200,6 +200,65 @@ def test_every_kind_of_result_survives_encoding() -> None:
         assert decode(result.resource, result.version, encode(result)) == result
 
 
+def test_the_builder_keeps_every_field_of_any_result() -> None:
+    """Five integers for the common result, every field for the others: whichever way a result is kept, it comes
+    back the same (a field the short form cannot hold sends the result to the long one)."""
+    base = EvidenceResult(
+        "repo://a.py#L1-L2", "v", Verdict.FRESH, OpenWikiVerdict.FRESH, (1, 2), "repo://a.py#L1-L2", "v"
+    )
+    variants = [
+        base,
+        base._replace(verdict=Verdict.MOVED, span=(3, 4), resource_now="repo://a.py#L3-L4"),
+        base._replace(verdict=Verdict.COSMETIC, version_now="v2"),
+        base._replace(openwiki_verdict=None),
+        base._replace(span=None),
+        base._replace(verdict=Verdict.ERROR, error="a.py is a binary file"),
+        base._replace(verdict=Verdict.STALE, old_text="old\n"),
+        base._replace(verdict=Verdict.STALE, new_text="new\n"),
+        base._replace(verdict=Verdict.UNRESOLVED, anchor=("a.py", 7), span=None, resource_now=None, version_now=None),
+    ]
+    builder = PageBuilder()
+    for result in variants:
+        builder.add(("a.py", "blob"), result)
+    kept = VerdictCache.from_json({"format": 1, "context": "c", "pages": {"s": _page_json(builder)}}, "c").page("s")
+    assert kept is not None
+    assert recall_page(kept, [True], [(r.resource, r.version) for r in variants]) == variants  # type: ignore[arg-type]
+
+
+def _page_json(builder: PageBuilder) -> Any:
+    cache = VerdictCache("c")
+    cache.keep("s", builder.build())
+    return stored(cache)["pages"]["s"]
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [(0, -3), (0, 2), (1, -1), (1, len(Verdict)), (2, -1), (2, len(OpenWikiVerdict)), (3, -1), (4, -1), (0, 1.0)],
+)
+def test_a_kept_number_out_of_its_range_is_never_used(column: int, value: Any) -> None:
+    """A file index past the page's files, a verdict code past the verdicts, a negative line: the page's kept
+    results are dropped (read back, each column is checked at once, never indexed with what it holds)."""
+    files = wiki()
+    expected = cold(files)
+    _, cache, _ = warm(files)
+    kept = stored(cache)
+    for page in kept["pages"].values():
+        assert len(page["files"]) == 2
+        page["spans"][column] = value
+    report, _, head = warm(files, kept)
+    assert report == expected
+    assert code_reads(head) == {"src/queue.py", "src/clock.py", "src/log.py"}  # nothing was used
+
+
+def test_a_kept_page_whose_other_results_are_not_numbered_is_dropped() -> None:
+    files = CHANGES["a span's text changed"][0](wiki())
+    _, cache, _ = warm(files)
+    kept = stored(cache)
+    for page in kept["pages"].values():
+        page["other"]["first"] = [0, "stale"]
+    assert warm(files, kept)[0] == cold(files)
+
+
 def test_a_record_the_builder_keeps_is_recalled_only_while_its_file_holds() -> None:
     result = EvidenceResult(
         "repo://a.py#L1-L2", "v", Verdict.FRESH, OpenWikiVerdict.FRESH, (1, 2), "repo://a.py#L1-L2", "v"
