@@ -93,6 +93,22 @@ async def test_what_one_sweep_keeps_the_next_process_reads_back(tmp_path: Path) 
     assert stored_files(folder) == [INDEX_FILE, VERDICTS_FILE]  # no temporary file left behind
 
 
+async def test_each_path_is_stored_once_however_many_sidecars_cite_it(tmp_path: Path) -> None:
+    index = EvidenceIndex()
+    index.learn(A, frozenset({"src/a.py", "src/b.py"}))
+    index.learn(B, frozenset({"src/b.py"}))
+    index.learn(C, None)
+    await GitDirMemory(tmp_path).keep(index, None)
+    stored = orjson.loads((tmp_path / INDEX_FILE).read_bytes())
+    assert sorted(stored["paths"]) == ["src/a.py", "src/b.py"]
+    assert stored["sidecars"][C] is None and all(type(n) is int for n in stored["sidecars"][A])
+    assert known(await GitDirMemory(tmp_path).index([A, B, C])) == {
+        A: frozenset({"src/a.py", "src/b.py"}),
+        B: frozenset({"src/b.py"}),
+        C: None,
+    }
+
+
 async def test_a_second_sweep_adds_what_it_learnt_to_what_was_kept(tmp_path: Path) -> None:
     await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"x"})}), None)
     second = GitDirMemory(tmp_path)
@@ -163,7 +179,7 @@ async def test_a_damaged_store_is_ignored(tmp_path: Path, index_bytes: bytes, ve
 
 
 async def test_entries_of_the_wrong_shape_are_dropped_and_the_right_ones_kept(tmp_path: Path) -> None:
-    raw = {"format": 1, "sidecars": {A: ["src/a.py"], B: None, C: [1], D: {"src/a.py": True}}}
+    raw = {"format": 1, "paths": ["src/a.py"], "sidecars": {A: [0], B: None, C: [1], D: {"src/a.py": True}}}
     (tmp_path / INDEX_FILE).write_bytes(orjson.dumps(raw))
     assert known(await GitDirMemory(tmp_path).index([A, B, C, D])) == {A: frozenset({"src/a.py"}), B: None}
 
