@@ -216,6 +216,8 @@ def test_the_builder_keeps_every_field_of_any_result() -> None:
         base._replace(verdict=Verdict.STALE, old_text="old\n"),
         base._replace(verdict=Verdict.STALE, new_text="new\n"),
         base._replace(verdict=Verdict.UNRESOLVED, anchor=("a.py", 7), span=None, resource_now=None, version_now=None),
+        base._replace(anchor=("a.py", 7)),
+        base._replace(verdict=Verdict.MOVED),  # a verdict apart from OpenWiki's, in the short form
     ]
     builder = PageBuilder()
     for result in variants:
@@ -248,6 +250,21 @@ def test_a_kept_number_out_of_its_range_is_never_used(column: int, value: Any) -
     report, _, head = warm(files, kept)
     assert report == expected
     assert code_reads(head) == {"src/queue.py", "src/clock.py", "src/log.py"}  # nothing was used
+
+
+def test_a_whole_result_kept_with_a_negative_file_index_is_not_used() -> None:
+    """An index of -1 would name the page's last file in Python: a result read from another file, still unchanged,
+    would pass for this record's."""
+    before = CHANGES["a span's text changed"][0](wiki())
+    _, cache, _ = warm(before)
+    kept = stored(cache)
+    (page,) = [p for p in kept["pages"].values() if p["files"][0][0] == "src/queue.py"]
+    assert [path for path, _ in page["files"]] == ["src/queue.py", "src/clock.py"]
+    ((number, entry),) = [(n, e) for n, e in page["other"].items() if e[1] == "stale"]
+    assert entry[0] == 0  # src/queue.py
+    page["other"][number] = [-1, *entry[1:]]  # src/clock.py, which stays unchanged
+    after = _edit(before, "src/queue.py", "return x - 5", "return x * 5")
+    assert warm(after, kept)[0] == cold(after)
 
 
 def test_a_kept_page_whose_other_results_are_not_numbered_is_dropped() -> None:
