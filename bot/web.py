@@ -12,7 +12,6 @@ and then the delivery is forgotten, so GitHub's redelivery is taken.
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import re
@@ -185,9 +184,6 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
             app[RUNTIME] = runtime
             app[QUEUE] = queue
             await queue.start()
-            # Everything loaded so far (the modules, the runtime) lives as long as the process: out of the cyclic
-            # collector's sight, a full collection during a burst of deliveries no longer walks it (tens of ms).
-            gc.freeze()
             yield
             await queue.close()  # stop taking jobs, let the running ones finish
             await runtime.close()
