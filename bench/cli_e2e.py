@@ -6,12 +6,12 @@ range moved (the working tree shifted) and for a 10-file change (`check --base`)
     python bench/cli_e2e.py --sizes 100000 --repeat 5
     python bench/cli_e2e.py --sizes 100000 --profile out.prof   # cProfile of one unchanged run, top 25 printed
 
-Issue 13's targets at 100k claims: <= 3 s unchanged, <= 4 s moved, peak RSS <= 450 MB, 10-file change <= 0.5 s,
-and a second full check with the verdict cache warm <= 0.5 s. Each case runs cold (`--no-cache`) and with the cache
-an earlier check left in .git/wikiwarden (restored before each run): an unchanged tree checked again, the tree
-after every range moved checked with the cache from before the move, the 10-file change with the evidence index
-the first check learnt. Figures are wall time including start-up (best and median of --repeat runs) and the peak RSS
-of the slowest-memory run (`/usr/bin/time -v` when installed, else getrusage of the children).
+Issue 13's targets at 100k claims: <= 3 s unchanged, <= 4 s moved, peak RSS <= 450 MB, 10-file change <= 0.5 s (the
+second full sweep's 0.5 s with the cache warm is the sweep's, printed by bench/sweep.py). Each case runs cold
+(`--no-cache`) and with the cache an earlier check left in .git/wikiwarden (restored before each run): an unchanged
+tree checked again, the tree after every range moved checked with the cache from before the move, the 10-file change
+with the evidence index the first check learnt. Figures are wall time including start-up (best and median of --repeat
+runs) and the peak RSS of the slowest-memory run (`/usr/bin/time -v` when installed, else getrusage of the children).
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def main() -> None:
             _series("unchanged, cold", repo, cold, args.repeat, targets["unchanged"])
             _run(repo, check, repo.parent / "report.out")  # a first check leaves the cache
             unchanged = _keep(repo, Path(folder), "unchanged")
-            _cached_series("unchanged, warm", repo, check, args.repeat, 0.5 if claims >= 100_000 else None, unchanged)
+            _cached_series("unchanged, warm", repo, check, args.repeat, targets["unchanged"], unchanged)
             if args.profile:
                 _restore(repo, unchanged)
                 prof = [sys.executable, "-m", "cProfile", "-o", str(Path(args.profile).resolve()), "-m", "bot"]
