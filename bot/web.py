@@ -12,6 +12,7 @@ and then the delivery is forgotten, so GitHub's redelivery is taken.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -184,7 +185,10 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
             app[RUNTIME] = runtime
             app[QUEUE] = queue
             await queue.start()
+            warming = asyncio.create_task(learn_who_the_app_is(runtime))
             yield
+            warming.cancel()
+            await asyncio.gather(warming, return_exceptions=True)
             await queue.close()  # stop taking jobs, let the running ones finish
             await runtime.close()
 
@@ -193,6 +197,17 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     return app
+
+
+async def learn_who_the_app_is(runtime: AppRuntime) -> None:
+    """Ask GitHub who the App is once at start-up, not on the first delivery: that first lookup (the signing key's
+    first use, then a request) took 70 ms, and every delivery of a first burst waited behind it. Best effort:
+    when GitHub cannot answer now, the first delivery asks again."""
+    try:
+        await runtime.bot_login()
+    except Exception as exc:  # the delivery path reports it if it persists
+        reason = type(exc).__name__
+        log.warning("could not ask GitHub who the App is at start-up (%s); the first delivery asks again", reason)
 
 
 def default_queue(settings: Settings) -> QueueFactory:

@@ -304,6 +304,41 @@ async def test_fifty_concurrent_copies_of_one_delivery_are_accepted_once(app, fa
     assert len(runs_of(repo, head)) == 1
 
 
+async def _requests_to_app(fake: FakeGitHub, count: int) -> list[int]:
+    """The statuses of GET /app, once there are `count` of them (at most 5 seconds)."""
+    for _ in range(500):
+        asked = [r.status for r in fake.requests if r.path == "/app"]
+        if len(asked) >= count:
+            return asked
+        await asyncio.sleep(0.01)
+    return [r.status for r in fake.requests if r.path == "/app"]
+
+
+async def test_who_the_app_is_is_asked_at_start_up_not_by_the_first_delivery(app, fake: FakeGitHub, repo) -> None:
+    assert await _requests_to_app(fake, 1) == [200]  # no delivery yet
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    status, answer = await post_signed(app, fake, push_payload(repo, before=repo.base, after=head))
+    assert (status, answer["jobs"]) == (202, ["check"])
+    assert [r.status for r in fake.requests if r.path == "/app"] == [200]  # the delivery did not ask again
+
+
+async def test_when_github_cannot_say_who_the_app_is_at_start_up_the_first_delivery_asks(
+    aiohttp_client, fake: FakeGitHub, repo, caplog
+) -> None:
+    fake.fail_next("GET", "^/app$", 401, times=1)
+    app = await start_app(aiohttp_client, fake)
+    assert await _requests_to_app(fake, 1) == [401]
+    for _ in range(500):
+        if "who the App is at start-up" in caplog.text:
+            break
+        await asyncio.sleep(0.01)
+    assert "the first delivery asks again" in caplog.text
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    status, answer = await post_signed(app, fake, push_payload(repo, before=repo.base, after=head))
+    assert (status, answer["jobs"]) == (202, ["check"])
+    assert [r.status for r in fake.requests if r.path == "/app"] == [401, 200]
+
+
 class RefusingOnce:
     """A queue whose first submission fails as a queue that cannot be reached does, then works (a real
     in-process queue behind it)."""
