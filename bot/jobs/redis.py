@@ -78,8 +78,12 @@ class RedisQueue:
         return self._pool
 
     async def start(self) -> None:
+        """Connect, and load the enqueueing script into Redis now: otherwise every delivery of a first burst finds
+        it missing (NOSCRIPT) and sends it again. A Redis restarted later loses it; `submit` then reloads it."""
         if self._pool is None:
             self._pool = await create_pool(redis_settings(self._url), default_queue_name=QUEUE_NAME)
+        self._enqueue = self.pool.register_script(_ENQUEUE)
+        await self.pool.script_load(_ENQUEUE)
 
     async def submit(self, job: Job) -> bool:
         """One round trip, atomically: remember the delivery (or find it seen), mark the job the latest of its
@@ -95,8 +99,8 @@ class RedisQueue:
         ]
         args = [DELIVERY_MEMORY_SECONDS, job_id, expires_extra_ms, payload, now]
         if self._enqueue is None:
-            self._enqueue = self.pool.register_script(_ENQUEUE)  # EVALSHA from then on
-        return bool(await self._enqueue(keys=keys, args=args))
+            raise RuntimeError("the Redis queue is not started")
+        return bool(await self._enqueue(keys=keys, args=args))  # EVALSHA, loading the script when Redis lacks it
 
     async def depth(self) -> int:
         return int(await self.pool.zcard(QUEUE_NAME))

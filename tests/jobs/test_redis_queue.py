@@ -194,6 +194,19 @@ async def test_deliveries_are_enqueued_once_and_a_newer_job_supersedes_a_queued_
         await queue.close()
 
 
+async def test_the_enqueueing_script_is_loaded_at_start_and_reloaded_after_a_flush(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    try:
+        sha = queue._enqueue.sha
+        assert await queue.pool.script_exists(sha) == [True]  # a first burst's EVALSHA finds it
+        await queue.pool.script_flush()  # as a restarted Redis has forgotten it
+        assert await queue.submit(check_job("k", f"d-{uuid.uuid4()}"))
+        assert await queue.pool.script_exists(sha) == [True]
+    finally:
+        await queue.close()
+
+
 async def test_a_failing_job_gets_its_tries_then_the_failure_handler(redis_url: str) -> None:
     queue = RedisQueue(redis_url)
     await queue.start()
