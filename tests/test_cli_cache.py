@@ -11,6 +11,8 @@ import pytest
 from clitools import added_id
 from conftest import GitRepo
 
+from bot.claims.verdict_cache import FORMAT
+
 CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
 PAGE = "---\ntype: Concept\n---\n\n# A\n\n`b` returns 2.\n"
 
@@ -70,7 +72,7 @@ def test_a_damaged_cache_is_replaced_and_never_fails_a_check(grounded: GitRepo, 
     run = cli("check", "--repo", grounded.root, "--format", "json")
     assert json.loads(run.out) == expected
     assert "could not be read" in run.err and "the sweep runs without it" in run.err
-    assert json.loads((_memory(grounded) / "verdicts-v1.json").read_bytes())["format"] == 1  # rewritten whole
+    assert json.loads((_memory(grounded) / "verdicts-v1.json").read_bytes())["format"] == FORMAT  # rewritten whole
     assert _json(cli, grounded) == expected
 
 

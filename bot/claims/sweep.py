@@ -671,7 +671,11 @@ class Sweeper:
                     if result is not None:
                         results[position + i] = result
                         hits[i] = 1
-            recalled.append(_Recalled(blob, kept if any(hits) else None, hits))
+            if kept is not None and not any(hits):
+                assert cache is not None and blob is not None
+                cache.release(blob)
+                kept = None
+            recalled.append(_Recalled(blob, kept, hits))
             position += len(records)
         return recalled
 
@@ -679,6 +683,7 @@ class Sweeper:
         """Teach the evidence index what each new sidecar cites, and keep in the verdict cache every result
         evaluated from a file whose blob id is known (or recalled from it)."""
         texts = self._texts[id(self.head)]
+        files: dict[str, tuple[str, str] | None] = {}  # one (path, blob id) per file, however many pages cite it
         position = 0
         for (_, claims), (blob, kept, hits) in zip(chosen, recalled, strict=True):
             start, position = position, position + len(hits)
@@ -702,8 +707,11 @@ class Sweeper:
                         res = self._resources.get(record.resource)
                         path = res.path if type(res) is EvidenceResource else None
                         if path is not None and type(texts.get(path)) is FileText:
-                            file_blob = self.head.blob_id(path)
-                            file = (path, file_blob) if file_blob is not None else None
+                            if path in files:
+                                file = files[path]
+                            else:
+                                file_blob = self.head.blob_id(path)
+                                file = files[path] = (path, file_blob) if file_blob is not None else None
                     if cited is not None:
                         cited = _with_path(cited, path, record.resource)
                     page.add(file, results[start + i])

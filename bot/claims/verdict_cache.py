@@ -15,12 +15,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from .. import __version__
+from .resources import SCHEME, encode_path
 from .results import EvidenceResult
 from .sidecar import EvidenceRecord
 from .text import sha_hex
 from .verdicts import OpenWikiVerdict, Verdict
 
-FORMAT = 1
+FORMAT = 2  # 2: an OpenWiki code past the verdicts marks a result whose resource now is canonical at its span
 _VERDICTS = tuple(Verdict)
 _OPENWIKI = tuple(OpenWikiVerdict)
 _VERDICT_CODE = {v: n for n, v in enumerate(_VERDICTS)}
@@ -28,6 +29,7 @@ _OPENWIKI_CODE = {v: n for n, v in enumerate(_OPENWIKI)}
 _SAME = 1  # resource_now or version_now equal to what the sidecar stores: not written twice
 _WIDTH = 5  # a record in `PageVerdicts.spans`: file index, verdict, OpenWiki's verdict, first and last line
 _NOT_KEPT, _OTHER = -1, -2  # file index of a record with no kept result, or one kept in `PageVerdicts.other`
+_AT_SPAN = len(_OPENWIKI)  # added to the OpenWiki code: the resource now is the canonical one of file and span
 
 
 class PageVerdicts(NamedTuple):
@@ -69,23 +71,32 @@ class PageBuilder:
             index = self._files[file[0]] = len(self._listed)
             self._listed.append(file)
         span, ow = result.span, result.openwiki_verdict
+        where = 0
+        if span is not None and result.resource_now != result.resource:
+            # moved, or stored in another spelling: the resource now is the canonical one, written as a mark
+            where = _AT_SPAN if result.resource_now == at_span(file[0], span[0], span[1]) else -1
         if (
             span is not None
             and ow is not None
-            and result.resource_now == result.resource
+            and where >= 0
             and result.version_now == result.version
             and result.error is None
             and result.old_text is None
             and result.new_text is None
             and result.anchor is None
         ):
-            self._spans.extend((index, _VERDICT_CODE[result.verdict], _OPENWIKI_CODE[ow], span[0], span[1]))
+            self._spans.extend((index, _VERDICT_CODE[result.verdict], _OPENWIKI_CODE[ow] + where, span[0], span[1]))
         else:
             self._spans.extend((_OTHER, 0, 0, 0, 0))
             self._other[len(self._spans) // _WIDTH - 1] = [index, *encode(result)]
 
     def build(self) -> PageVerdicts:
         return PageVerdicts(tuple(self._listed), self._spans, self._other)
+
+
+def at_span(path: str, first: int, last: int) -> str:
+    """The canonical resource of lines first..last of `path` (what a sweep reports where evidence stands now)."""
+    return f"{SCHEME}{encode_path(path)}#L{first}-L{last}"
 
 
 def sweep_context(wiki_dir: str, max_file_bytes: int, ignore_text: str) -> str:
@@ -150,7 +161,8 @@ def recall_page(kept: PageVerdicts, valid: list[bool], records: list[EvidenceRec
     for i, ((resource, version), file, verdict, ow, first, last) in enumerate(zip(records, *columns, strict=True)):
         if file >= 0:
             if valid[file]:
-                result = (resource, version, verdicts[verdict], openwiki[ow], (first, last), resource, version)
+                now = resource if ow < _AT_SPAN else at_span(kept.files[file][0], first, last)
+                result = (resource, version, verdicts[verdict], openwiki[ow % _AT_SPAN], (first, last), now, version)
                 append(make(EvidenceResult, (*result, False, None, None, None, None)))
             else:
                 append(None)
@@ -185,6 +197,11 @@ class VerdictCache:
 
     def keep(self, sidecar_blob: str, verdicts: PageVerdicts) -> None:
         self.kept[sidecar_blob] = verdicts
+
+    def release(self, sidecar_blob: str) -> None:
+        """Let go of a page none of whose results the sweep can use (every file it cites changed), so the old
+        results and the new ones are not held at once: the sweep keeps the page anew."""
+        self._pages.pop(sidecar_blob, None)
 
     def __len__(self) -> int:
         return len(self._pages)
@@ -223,7 +240,9 @@ class VerdictCache:
 
 def _pages(raw: dict[Any, Any]) -> Iterator[tuple[str, PageVerdicts]]:
     """Pages whose outline is right; each record is checked when it is used (`recall_page`), as a loop over every
-    record here would cost as much as the sweep it saves."""
+    record here would cost as much as the sweep it saves. A file cited from many pages is one (path, blob id) pair
+    in memory, not one per page (a 100k-record cache lists 138k of them, for 10k files)."""
+    shared: dict[tuple[str, str], tuple[str, str]] = {}
     for blob, page in raw.items():
         if not isinstance(page, dict):
             continue
@@ -238,7 +257,8 @@ def _pages(raw: dict[Any, Any]) -> Iterator[tuple[str, PageVerdicts]]:
             continue
         if spans and not _well_formed(spans, len(files)):
             continue
-        yield str(blob), PageVerdicts(tuple((f[0], f[1]) for f in files), spans, others)
+        listed = tuple(shared.setdefault(pair, pair) for pair in ((f[0], f[1]) for f in files))
+        yield str(blob), PageVerdicts(listed, spans, others)
 
 
 def _well_formed(spans: list[Any], files: int) -> bool:
@@ -253,7 +273,7 @@ def _well_formed(spans: list[Any], files: int) -> bool:
         and min(verdict) >= 0
         and max(verdict) < len(_VERDICTS)
         and min(ow) >= 0
-        and max(ow) < len(_OPENWIKI)
+        and max(ow) < 2 * _AT_SPAN
         and min(first) >= 0
         and min(last) >= 0
     )

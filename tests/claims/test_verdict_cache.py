@@ -17,7 +17,7 @@ from bot.claims.results import EvidenceResult, SweepReport
 from bot.claims.sidecar import parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper
-from bot.claims.verdict_cache import PageBuilder, VerdictCache, decode, encode, recall_page
+from bot.claims.verdict_cache import FORMAT, PageBuilder, VerdictCache, decode, encode, recall_page
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 
 QUEUE = "".join(f"def step_{i}(x):\n    return x + {i}\n\n" for i in range(12))
@@ -218,11 +218,18 @@ def test_the_builder_keeps_every_field_of_any_result() -> None:
         base._replace(verdict=Verdict.UNRESOLVED, anchor=("a.py", 7), span=None, resource_now=None, version_now=None),
         base._replace(anchor=("a.py", 7)),
         base._replace(verdict=Verdict.MOVED),  # a verdict apart from OpenWiki's, in the short form
+        base._replace(resource="repo://./a.py#L1-L2"),  # stored in another spelling, canonical now
+        base._replace(verdict=Verdict.MOVED, span=(3, 4), resource_now="repo://b.py#L3-L4"),  # another file
+        base._replace(verdict=Verdict.MOVED, span=(3, 4), resource_now="repo://a.py#L3-L5"),  # not its span
+        base._replace(openwiki_verdict=OpenWikiVerdict.UNRESOLVED, span=(3, 4), resource_now="repo://a.py#L3-L4"),
     ]
+    short = {0, 1, 10, 11, 14}  # the others cannot be five integers
     builder = PageBuilder()
     for result in variants:
         builder.add(("a.py", "blob"), result)
-    kept = VerdictCache.from_json({"format": 1, "context": "c", "pages": {"s": _page_json(builder)}}, "c").page("s")
+    page = _page_json(builder)
+    assert {i for i in range(len(variants)) if page["spans"][5 * i] >= 0} == short
+    kept = VerdictCache.from_json({"format": FORMAT, "context": "c", "pages": {"s": page}}, "c").page("s")
     assert kept is not None
     assert recall_page(kept, [True], [(r.resource, r.version) for r in variants]) == variants  # type: ignore[arg-type]
 
@@ -235,7 +242,7 @@ def _page_json(builder: PageBuilder) -> Any:
 
 @pytest.mark.parametrize(
     ("column", "value"),
-    [(0, -3), (0, 2), (1, -1), (1, len(Verdict)), (2, -1), (2, len(OpenWikiVerdict)), (3, -1), (4, -1), (0, 1.0)],
+    [(0, -3), (0, 2), (1, -1), (1, len(Verdict)), (2, -1), (2, 2 * len(OpenWikiVerdict)), (3, -1), (4, -1), (0, 1.0)],
 )
 def test_a_kept_number_out_of_its_range_is_never_used(column: int, value: Any) -> None:
     """A file index past the page's files, a verdict code past the verdicts, a negative line: the page's kept
@@ -320,5 +327,25 @@ def test_a_damaged_cache_never_changes_a_verdict() -> None:
         damaged = _damage(kept, rng)
         report, _, _ = warm(files, damaged)
         assert report == expected, damaged
-    for shape in (None, [], {"format": 1}, {"format": 1, "context": kept["context"], "pages": []}, "x"):
+    for shape in (None, [], {"format": FORMAT}, {"format": FORMAT, "context": kept["context"], "pages": []}, "x"):
         assert warm(files, shape)[0] == expected
+
+
+def test_after_every_file_moved_the_old_pages_are_let_go_and_the_moves_kept_as_five_integers() -> None:
+    files = wiki()
+    _, cache, _ = warm(files)
+    moved = {p: (b"# one\n# two\n" + c if p.startswith("src/") else c) for p, c in files.items()}
+    head = Reads(moved)
+    sweeper = Sweeper(head, None, SweepOptions(), index=EvidenceIndex())
+    sweeper.verdicts = VerdictCache.from_json(stored(cache), sweeper.verdict_context)
+    assert len(sweeper.verdicts) == 2
+    wiki_ = sweeper.load()
+    sweeper.reads(wiki_)
+    assert len(sweeper.verdicts) == 0  # no result of theirs holds: not held while the new ones are made
+    report = sweeper.sweep(wiki_)
+    assert report == cold(moved) and (report.summary["moved"], report.summary["stale"]) == (5, 1)
+    kept = stored(sweeper.verdicts)
+    whole = [len(page["other"]) for page in kept["pages"].values()]
+    assert sorted(whole) == [0, 1]  # each move is five integers; only the whole file gone stale is written out
+    again, _, head = warm(moved, kept)
+    assert again == report and code_reads(head) == set()

@@ -20,7 +20,7 @@ from bot.claims.citations import Cited, EvidenceIndex
 from bot.claims.results import EvidenceResult, SweepReport
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.text import FileText
-from bot.claims.verdict_cache import PageBuilder, VerdictCache
+from bot.claims.verdict_cache import FORMAT, PageBuilder, VerdictCache
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 from bot.claims.versions import lines_version
 from bot.jobs.redis import redis_settings
@@ -245,7 +245,7 @@ def test_a_sweep_over_a_damaged_or_oversized_store_gives_the_report_without_one(
     (folder / VERDICTS_FILE).write_bytes(damage)
     monkeypatch.setattr(memory, "MAX_STORE_BYTES", 32)
     assert _check(repo, folder) == expected
-    assert orjson.loads((folder / VERDICTS_FILE).read_bytes())["format"] == 1  # replaced by this sweep's
+    assert orjson.loads((folder / VERDICTS_FILE).read_bytes())["format"] == FORMAT  # replaced by this sweep's
     assert _check(repo, folder) == expected  # and read back by the next
     repo.write("src/a.py", CODE.replace("return 2", "return 3"))
     repo.commit("three")
