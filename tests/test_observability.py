@@ -13,7 +13,7 @@ from apptools import deliver, grounded, push_payload, queue_of, start_app
 from fakegithub import FakeGitHub
 from processes import metric
 
-from bot.logs import REDACTED, configure_logging, work_context
+from bot.logs import REDACTED, Scrubbed, configure_logging, work_context
 from bot.settings import load_settings
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----"
@@ -52,6 +52,29 @@ def test_log_lines_are_json_with_the_works_context(logs) -> None:
     )
     assert inside["time"].endswith(("Z", "+00:00"))
     assert "delivery" not in outside
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "ghs_" + "A1b2C3d4E5f6G7h8I9j0",
+        "ghu_" + "z" * 24,
+        "github_pat_" + "Ab_" * 8,
+        "sk-" + "x" * 16,
+        "Bearer " + "y" * 20,
+        "TOKEN\t" + "a.b-c_" * 4,
+        "eyJ" + "h" * 10 + "." + "p" * 10 + "." + "s" * 10,
+        PEM,
+    ],
+)
+def test_every_token_shape_is_redacted_though_it_is_no_configured_secret(token: str) -> None:
+    scrubbed = Scrubbed(logging.Formatter("%(message)s"), secrets=())
+    assert scrubbed.scrub(f"before {token} after") == f"before {REDACTED} after"
+
+
+def test_a_line_without_any_token_shape_is_left_as_it_is() -> None:
+    line = '{"message": "delivery accepted", "repo": "acme/widgets", "note": "Token-ish words: tok, gh, sk, eyj"}'
+    assert Scrubbed(logging.Formatter("%(message)s"), secrets=()).scrub(line) == line
 
 
 def test_no_secret_reaches_a_log_line_by_any_path(logs) -> None:
