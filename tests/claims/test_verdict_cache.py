@@ -349,3 +349,14 @@ def test_after_every_file_moved_the_old_pages_are_let_go_and_the_moves_kept_as_f
     assert sorted(whole) == [0, 1]  # each move is five integers; only the whole file gone stale is written out
     again, _, head = warm(moved, kept)
     assert again == report and code_reads(head) == set()
+
+
+def test_a_cache_of_the_format_before_moves_were_kept_short_is_not_read() -> None:
+    """Format 1 wrote no OpenWiki code past the verdicts; format 2 reads one as "the resource now is canonical at
+    the span". A cache of format 1 is left unread rather than read with a meaning it was not written with."""
+    _, cache, _ = warm(wiki())
+    old = stored(cache)
+    old["format"] = 1
+    old["context"] = "1:" + old["context"].split(":", 1)[1]
+    assert len(VerdictCache.from_json(old, cache.context)) == 0
+    assert len(VerdictCache.from_json(stored(cache), cache.context)) == 2
