@@ -1,5 +1,6 @@
 """The command line stays light: `--version`, `--help` and `check` (a pre-commit hook runs it on every commit)
-import nothing of the model's client, the web server or the queue. Each case runs in a fresh interpreter, since
+import nothing of the model's client, the web server, the queue or the YAML parser (a check splits a page's front
+matter off, it never reads it). Each case runs in a fresh interpreter, since
 this test session has imported everything already."""
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import sys
 import pytest
 from conftest import GitRepo
 
-HEAVY = ("openai", "aiohttp", "arq", "gidgethub", "redis", "prometheus_client", "jwt", "httpx", "pyuca")
+HEAVY = ("openai", "aiohttp", "arq", "gidgethub", "redis", "prometheus_client", "jwt", "httpx", "pyuca", "ruamel")
 
 
 def _imported_by(*argv: str) -> dict[str, object]:
@@ -37,7 +38,7 @@ def test_version_and_help_import_nothing_heavy(argv: tuple[str, ...]) -> None:
 
 def test_check_imports_nothing_of_the_agent_the_web_server_or_the_queue(repo: GitRepo) -> None:
     repo.write("src/a.py", "def f():\n    return 1\n")
-    repo.write("openwiki/a.md", "# A\n\n`f` returns 1; see `src/a.py`.\n")
+    repo.write("openwiki/a.md", "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`f` returns 1; see `src/a.py`.\n")
     repo.commit("a wiki")
     for argv in (("check", "--repo", str(repo.root)), ("check", "--repo", str(repo.root), "--base", "HEAD")):
         assert _imported_by(*argv) == {"status": 0, "heavy": []}, argv

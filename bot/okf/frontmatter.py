@@ -14,8 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .yaml12 import YAMLError, load_yaml, yaml_problem
-
 # OpenWiki's block pattern, applied after an optional byte-order mark (OpenWiki itself does not skip one).
 _BLOCK = re.compile(r"---(\r?\n)(.*?)(\r?\n)---(\r?\n|\Z)", re.S)
 _EMPTY_VALUE = re.compile(r"[ \t]*(?:#.*)?\r?\n?\Z")
@@ -64,6 +62,8 @@ class Page:
         """The front matter as a mapping ({} without front matter); FrontMatterError when unusable."""
         if not self.has_front_matter:
             return {}
+        from .yaml12 import YAMLError, load_yaml, yaml_problem  # noqa: PLC0415 - a check splits pages, never reads YAML
+
         block = "".join(self.lines)
         try:
             value = load_yaml(block)
