@@ -7,9 +7,9 @@ deliveries, and what one push costs in GitHub requests as the change and the wik
 Targets: p99 acknowledgement under 50 ms, and at most 1.5 times a bare aiohttp application's answering 202 in the
 same harness (run first, as the floor), measured for the web application with a queue that runs nothing, for the web
 process as deployed (its jobs to a real Redis, when redis-server is installed) and for the single-process App whose
-in-process workers check the pushes while the burst arrives; a push touching k evidence files costs O(k) file fetches plus a
-small constant, whatever the wiki's size: the first push of a repository reads its sidecars once, and a new
-worker's first push reads only those the shared evidence index shows cite the change.
+in-process workers check the pushes while the burst arrives; a push touching k evidence files costs O(k) file
+fetches plus a small constant, whatever the wiki's size: the first push of a repository reads its sidecars once, and
+a new worker's first push reads only those the shared evidence index shows cite the change.
 """
 
 from __future__ import annotations
