@@ -435,6 +435,8 @@ class Sweeper:
         if type(current) is not FileText or path in self.by_old:
             for index, record, res in records:
                 results[index] = self._evaluate(record, res, current)
+            if type(current) is FileText:
+                current.forget_hashes()
             return
         # The common case, answered without the general machinery: fresh where its hint says. This loop runs for
         # every evidence record of a full sweep, so `unchanged_at_hint` and the result are written out here.
@@ -458,6 +460,7 @@ class Sweeper:
                 results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
             else:
                 results[index] = self._evaluate(record, res, current)
+        current.forget_hashes()  # every record citing the file is answered
 
     def _evaluate(
         self, record: EvidenceRecord, res: EvidenceResource, current: FileText | Problem | None

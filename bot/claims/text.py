@@ -123,6 +123,14 @@ class FileText:
             return self._line_hash_list[index]
         return sha_hex(self.lines[index])
 
+    def forget_hashes(self) -> None:
+        """Let go of the line hashes kept to find text that moved: they serve the records of one file, evaluated
+        together (after every range of a 100k-record wiki moved, a sweep held 40 MB of them to its end)."""
+        self._line_hashes = None
+        self._line_hash_list = []
+        self._window_index = {}
+        self._some_line_hashes = {}
+
     def _line_hash_at(self, index: int) -> str:
         known = self._some_line_hashes.get(index)
         if known is None:
