@@ -7,6 +7,7 @@ both exact and fast: UTF-8 is self-synchronising, so splitting the bytes on b"\\
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterator
 from hashlib import sha256
@@ -62,7 +63,7 @@ class FileText:
         # git's heuristic: a NUL byte in the first 8000 bytes means binary.
         self.is_binary = b"\x00" in raw[:8000]
         self._lines: list[bytes] | None = None
-        self._offsets: list[int] | None = None
+        self._offsets: array[int] | None = None
         self._line_hashes: dict[str, list[int]] | None = None
         self._line_hash_list: list[str] = []
         self._window_index: dict[int, dict[str, list[int]]] = {}
@@ -76,12 +77,13 @@ class FileText:
         return self._lines
 
     @property
-    def offsets(self) -> list[int]:
+    def offsets(self) -> array[int]:
         """Where each line starts, then where the last one ends: spans are one slice, not a join."""
         if self._offsets is None:
             parts = self.data.split(b"\n")
             last = parts.pop()
-            offsets = [0, *map(add, accumulate(map(len, parts)), count(1))]
+            offsets = array("q", (0,))  # 8 bytes an offset, where a list holds a 36-byte object each
+            offsets.extend(map(add, accumulate(map(len, parts)), count(1)))
             if last:
                 offsets.append(len(self.data))
             self._offsets = offsets
