@@ -698,7 +698,8 @@ class Sweeper:
                     self.verdicts.keep(blob, kept)  # every result recalled: kept as it was
                 continue
             page = PageBuilder()
-            cited: set[str] | None = set()
+            known = self.index is None or blob in self.index
+            cited: set[str] | None = None if known else set()  # what the index does not know yet, learnt
             i = 0
             for claim in claims:
                 for record in claim.evidence:
@@ -720,7 +721,8 @@ class Sweeper:
                         cited = _with_path(cited, path, record.resource)
                     page.add(file, results[start + i])
                     i += 1
-            if self.index is not None:
+            if not known:
+                assert self.index is not None
                 self.index.learn(blob, frozenset(cited) if cited is not None else None)
             if self.verdicts is not None:
                 self.verdicts.keep(blob, page.build())
