@@ -101,6 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="remember which files each sidecar cites and each full sweep's verdicts in .git/wikiwarden/, so the "
         "next check reads only what changed (default: on; never changes a verdict)",
     )
+    check.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="processes a large full sweep (10,000 records or more to evaluate) shares its files among (default: the "
+        "processors this process may use, at most 4; 1 sweeps in one process)",
+    )
     check.add_argument("--verbose", "-v", action="store_true", help="text format: list fresh claims too")
     check.set_defaults(run=_check)
 
@@ -305,6 +313,7 @@ def _warn(message: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from .claims.fanout import usable_processors  # noqa: PLC0415
     from .claims.report import render, report_json_chunks  # noqa: PLC0415
     from .source.git import GitError  # noqa: PLC0415
     from .usecases.check import check_repository, local_memory  # noqa: PLC0415
@@ -313,11 +322,16 @@ def _check(args: argparse.Namespace) -> int:
         raise UsageError("--staged checks the index and --head a commit: give one or the other")
     if args.all and args.base is None and not args.staged:
         raise UsageError("--all only makes sense with --base (or --staged)")
+    if args.jobs is not None and args.jobs <= 0:
+        raise UsageError("--jobs must be a positive number of processes")
+    processes = args.jobs if args.jobs is not None else usable_processors()
     with _repo(args) as repo:
         options = _options(args, repo)
         try:
             memory = local_memory(repo, _warn) if args.cache else None
-            report = check_repository(repo, args.base, args.head, options, staged=args.staged, memory=memory)
+            report = check_repository(
+                repo, args.base, args.head, options, staged=args.staged, memory=memory, processes=processes
+            )
         except GitError as exc:
             raise UsageError(str(exc)) from exc
     if args.format == "json":

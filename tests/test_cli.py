@@ -60,6 +60,7 @@ def test_check_exits_0_when_everything_is_fresh(grounded, cli) -> None:
     assert cli("check", "--repo", repo.root, "--head", "v1").code == 0
     assert cli("check", "--repo", repo.root, "--base", "v1", "--head", "v1").code == 0
     assert cli("check", "--repo", repo.root, "--base", "v1", "--all").code == 0
+    assert cli("check", "--repo", repo.root, "--jobs", "1").code == cli("check", "--repo", repo.root, "-j", "3").code == 0
 
 
 def test_check_from_the_current_folder_and_a_subfolder(grounded, cli, monkeypatch) -> None:
@@ -139,6 +140,7 @@ def test_check_usage_errors_exit_2(grounded, cli, tmp_path: Path) -> None:
     _usage_error(cli("check", "--repo", repo.root, "--wiki-dir", ".."), "wiki folder must be a folder inside")
     _usage_error(cli("check", "--repo", repo.root, "--wiki-dir", "../elsewhere"), "wiki folder must be")
     _usage_error(cli("check", "--repo", repo.root, "--all"), "--all only makes sense with --base")
+    _usage_error(cli("check", "--repo", repo.root, "--jobs", "0"), "--jobs must be a positive number of processes")
     _usage_error(
         cli("check", "--repo", repo.root, "--max-file-size", "0"),
         "--max-file-size must be a positive number of bytes",

@@ -14,10 +14,12 @@ batches first: `wiki_reads` (the sidecars and the ignore file), then `Sweeper.re
 from __future__ import annotations
 
 import gc
+import pickle
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from hashlib import sha256
 from operator import attrgetter
 from typing import NamedTuple, overload
@@ -25,6 +27,7 @@ from typing import NamedTuple, overload
 from .citations import EvidenceIndex, cited_paths, may_cite
 from .collation import collation_key
 from .errors import EvidenceResourceError, Problem, SidecarError, UnreadableFileError
+from .fanout import Child, slices
 from .ignore import IGNORE_FILE, IgnoreRules
 from .options import SweepOptions
 from .pages import (
@@ -45,6 +48,7 @@ from .verdicts import OpenWikiVerdict, Verdict, worst
 from .versions import canonical_selected_count, file_version, lines_version
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
+RECORDS_PER_PROCESS = 10_000  # a forked process pays off from about this many records to evaluate (fanout.py)
 
 
 @dataclass
@@ -260,12 +264,16 @@ class Sweeper:
         *,
         index: EvidenceIndex | None = None,
         verdicts: VerdictCache | None = None,
+        processes: int = 1,
     ) -> None:
         self.head = head
         self.change = change
         self.options = options
         self.index = index  # which files each sidecar cites: read to skip sidecars, and taught what is new
         self.verdicts = verdicts  # a full sweep's results kept from earlier sweeps (see `verdict_context`)
+        self.processes = processes  # a large full sweep's files are evaluated by this many processes (fanout.py)
+        self.records_per_process = RECORDS_PER_PROCESS
+        self._read_elsewhere: set[str] = set()  # files a forked child read and evaluated, every record of them
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
@@ -463,6 +471,66 @@ class Sweeper:
                 results[index] = self._evaluate(record, res, current)
         current.forget_hashes()  # every record citing the file is answered
 
+    def _evaluate_forked(
+        self, paths: list[str], by_path: dict[str, list[_Filed]], results: list[EvidenceResult | None], parts: int
+    ) -> None:
+        """Evaluate the files at `paths` in `parts` processes: forked children answer every slice but the first,
+        which this process answers meanwhile. A full sweep's records are independent file by file, and a child
+        inherits the loaded wiki, so only its answers travel, in the verdict cache's compact form."""
+        chosen = slices([len(by_path[path]) for path in paths], parts)
+        children: list[tuple[list[str], Child]] = []
+        try:
+            for part in chosen[1:]:
+                theirs = paths[part.start : part.stop]
+                children.append((theirs, Child(partial(self._answer, theirs, by_path, results))))
+            for path in paths[chosen[0].start : chosen[0].stop]:
+                self._evaluate_file(path, by_path[path], results)
+            for theirs, child in children:
+                self._take(theirs, by_path, results, child.answer())
+        finally:
+            for _, child in children:
+                child.discard()
+
+    def _answer(
+        self, paths: list[str], by_path: dict[str, list[_Filed]], results: list[EvidenceResult | None]
+    ) -> bytes:
+        """In a forked child: the results of the records citing `paths`, in their order, as the verdict cache
+        writes a page (a record answered from no readable file is left out: the parent answers it)."""
+        texts = self._texts[id(self.head)]
+        answers = PageBuilder()
+        for path in paths:
+            self._evaluate_file(path, by_path[path], results)
+            file = (path, "") if type(texts.get(path)) is FileText else None
+            for index, _, _ in by_path[path]:
+                answers.add(file, results[index])
+        return pickle.dumps(answers.build(), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _take(
+        self,
+        paths: list[str],
+        by_path: dict[str, list[_Filed]],
+        results: list[EvidenceResult | None],
+        answer: bytes | None,
+    ) -> None:
+        """Put a child's answers for the records citing `paths` in `results`; a file any of whose records it did
+        not answer (or a child that failed) is evaluated here."""
+        filed = [record for path in paths for _, record, _ in by_path[path]]
+        answered: list[EvidenceResult | None] = [None] * len(filed)
+        if answer is not None:
+            page = pickle.loads(answer)  # noqa: S301 - written by this process's own fork, never read from outside
+            answered = recall_page(page, [True] * len(page.files), filed)
+        position = 0
+        for path in paths:
+            mine = by_path[path]
+            got = answered[position : position + len(mine)]
+            position += len(mine)
+            if None in got:
+                self._evaluate_file(path, mine, results)
+                continue
+            for (index, _, _), result in zip(mine, got, strict=True):
+                results[index] = result
+            self._read_elsewhere.add(path)
+
     def _evaluate(
         self, record: EvidenceRecord, res: EvidenceResource, current: FileText | Problem | None
     ) -> EvidenceResult:
@@ -630,8 +698,13 @@ class Sweeper:
                 by_path.setdefault(res.path, []).append((index, record, res))
         self._prefetch(by_path.keys())
         # File by file, so each file's text stays in the processor's cache while it is used.
-        for path in sorted(by_path):
-            self._evaluate_file(path, by_path[path], results)
+        paths = sorted(by_path)
+        parts = min(self.processes, sum(map(len, by_path.values())) // self.records_per_process)
+        if parts > 1 and self.change is None:
+            self._evaluate_forked(paths, by_path, results, parts)
+        else:
+            for path in paths:
+                self._evaluate_file(path, by_path[path], results)
         if recalled is not None:
             self._remember(chosen, results, recalled)
         pages = []
@@ -711,7 +784,7 @@ class Sweeper:
                     else:
                         res = self._resources.get(record.resource)
                         path = res.path if type(res) is EvidenceResource else None
-                        if path is not None and type(texts.get(path)) is FileText:
+                        if path is not None and (type(texts.get(path)) is FileText or path in self._read_elsewhere):
                             if path in files:
                                 file = files[path]
                             else:

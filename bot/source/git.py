@@ -16,6 +16,7 @@ import os
 import stat
 import subprocess
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -158,6 +159,18 @@ class _CatFile:
             self._stop()
 
 
+_OPEN: weakref.WeakSet[GitRepository] = weakref.WeakSet()
+
+
+def _forget_pipes_in_child() -> None:
+    for repository in list(_OPEN):
+        repository._forget_pipes()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pipes_in_child)
+
+
 class GitRepository:
     """A local repository: commits resolved, trees listed, blobs read once and cached by blob id."""
 
@@ -181,6 +194,12 @@ class GitRepository:
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)
         self._sizes: dict[str, int | None] = {}  # None: the object store lacks the blob
         self._trees: dict[str, dict[str, TreeEntry]] = {}
+        _OPEN.add(self)
+
+    def _forget_pipes(self) -> None:
+        """In a forked child: the cat-file processes are the parent's (a request from both would mix their
+        answers), so the child starts its own when it needs one, and leaves the parent's alone."""
+        self._cat = self._check = None
 
     def __enter__(self) -> GitRepository:
         return self

@@ -24,6 +24,7 @@ async def check(
     *,
     references: bool = True,
     memory: SweepMemory | None = None,
+    processes: int = 1,
 ) -> SweepReport:
     """Sweep the wiki at `head` through `change` (every claim, without one), and (unless `references` is False)
     find the references pages make to code that is gone.
@@ -31,11 +32,12 @@ async def check(
     The core says what it will read before it runs (the sidecars and the ignore file, then the files the
     loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop. With a
     `memory`, a diff-aware sweep fetches no sidecar its evidence index shows cannot cite the change, and a full
-    sweep no file whose every record its verdict cache answers; what the sweep learnt is left in it.
+    sweep no file whose every record its verdict cache answers; what the sweep learnt is left in it. A large full
+    sweep shares its files among `processes` (forked: for a source whose snapshots a child may read, the local ones).
     """
     index = await memory.index(sidecar_blobs(head, options.wiki_dir)) if memory is not None else None
     await source.fetch(head, wiki_reads(head, options.wiki_dir, change, options, index))
-    sweeper = Sweeper(head, change, options, index=index)
+    sweeper = Sweeper(head, change, options, index=index, processes=processes)
     if memory is not None and change is None:
         sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)
     wiki = sweeper.load()
@@ -53,6 +55,7 @@ async def check_revisions(
     base: str | None,
     options: SweepOptions,
     memory: SweepMemory | None = None,
+    processes: int = 1,
 ) -> SweepReport:
     """The check the command line runs: `head` a commit, a snapshot the caller chose (git's index), or the working
     tree when None, through the change from commit `base` when given. A wiki folder that cannot be the wiki there
@@ -60,7 +63,7 @@ async def check_revisions(
     head_snapshot = head if head is not None and not isinstance(head, str) else await source.snapshot(head)
     require_wiki_folder(head_snapshot, options.wiki_dir)
     change = await source.change(base, head_snapshot) if base is not None else None
-    return await check(source, head_snapshot, change, options, memory=memory)
+    return await check(source, head_snapshot, change, options, memory=memory, processes=processes)
 
 
 def check_repository(
@@ -71,9 +74,10 @@ def check_repository(
     *,
     staged: bool = False,
     memory: SweepMemory | None = None,
+    processes: int = 1,
 ) -> SweepReport:
     """`check_revisions` on a local repository, from synchronous code (the command line, the demo), with the
-    sweep's `memory` when given (the command line's: `local_memory`).
+    sweep's `memory` when given (the command line's: `local_memory`), a large full sweep in `processes`.
 
     `staged` checks git's index (what the next commit will hold) instead of the working tree, through the change
     from `base`, else from HEAD: a pre-commit hook blames the commit for what it does, not for claims that were
@@ -84,7 +88,7 @@ def check_repository(
     if staged and base is None and repo.head_commit() is not None:
         base = "HEAD"
     checked: str | Snapshot | None = repo.staged() if staged else head
-    return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory))
+    return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory, processes))
 
 
 def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:

@@ -1,0 +1,41 @@
+"""Wikis for sweep tests that several test folders share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apptools import grounded
+
+from bot.claims.options import SweepOptions
+from bot.claims.snapshot import Snapshot
+from bot.claims.sweep import Sweeper
+
+
+def _module(name: str, count: int) -> str:
+    return "".join(f"def {name}_{i}(x):\n    return x + {i}\n\n" for i in range(count))
+
+
+CODE = {f"src/m{k}.py": _module(f"f{k}", 10) for k in range(8)} | {"src/tiny.py": "A = 1\n"}
+CLAIMS = {
+    f"page{p}.md": [(f"claim {p}.{c}", [f"repo://src/m{(p + c) % 8}.py#L{3 * c + 1}-L{3 * c + 2}"]) for c in range(8)]
+    + [(f"whole {p}", ["repo://src/tiny.py"])]
+    for p in range(4)
+}
+
+
+def every_kind_of_result() -> dict[str, bytes]:
+    """The grounded wiki after edits that leave fresh, moved, stale, unresolved and erroneous evidence."""
+    files = grounded(CODE, CLAIMS)
+    files["src/m0.py"] = b"# moved down\n" + files["src/m0.py"]  # moved
+    files["src/m1.py"] = files["src/m1.py"].replace(b"return x + 2", b"return x - 2")  # stale or unresolved
+    files["src/m2.py"] = b"\x00binary now"  # error
+    del files["src/m3.py"]  # error: gone
+    files["src/m4.py"] = files["src/m4.py"].replace(b"def f4_1(x):\n    return x + 1\n\n", b"")  # text deleted
+    files["src/tiny.py"] = b"A = 2\n"  # a whole-file record, stale
+    return files
+
+
+def sweeper_of(snapshot: Snapshot, processes: int, **kwargs: Any) -> Sweeper:
+    sweeper = Sweeper(snapshot, None, SweepOptions(), processes=processes, **kwargs)
+    sweeper.records_per_process = 1  # share even this small wiki
+    return sweeper
