@@ -6,9 +6,10 @@ traced by tracemalloc during one run, and what its report keeps).
     python bench/sweep.py --sizes 100000  # one size
     python bench/sweep.py --git           # also from git objects and the working tree of a real repository
 
-Targets (one core): 100k claims full sweep <= 2 s, <= 4 s with every range moved; a 10-file change on
-the 100k-claim wiki <= 0.5 s; a second full sweep with the verdict cache warm <= 0.5 s (printed evaluating alone,
-and with the wiki's loading). Each figure is the best of --repeat runs.
+Targets: 100k claims full sweep <= 2 s, <= 4 s with every range moved; a 10-file change on the 100k-claim wiki
+<= 0.5 s; a second full sweep with the verdict cache warm <= 0.5 s (printed evaluating alone, and with the wiki's
+loading). The table is one process; the line below it the full sweeps shared among --jobs processes (default: the
+processors this one may use, at most 4; what `wikiwarden check` does). Each figure is the best of --repeat runs.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.claims.citations import EvidenceIndex
+from bot.claims.fanout import usable_processors
 from bot.claims.options import SweepOptions
+from bot.claims.results import SweepReport
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper, sweep
@@ -169,6 +172,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--git", action="store_true", help="also time a real repository (git objects, working tree)")
+    parser.add_argument("--jobs", type=int, default=usable_processors(), help="processes of the shared full sweeps")
     args = parser.parse_args()
     print(
         f"{'claims':>8} {'files':>6}  {'full sweep':>18}  {'all moved':>18}  {'10-file change':>14}"
@@ -195,6 +199,17 @@ def main() -> None:
             f"  {moved_s:6.2f} s {claims / moved_s:>8,.0f}/s  {diff_s:8.3f} s  {peak:9,.0f} MB, {kept:6,.0f} MB"
             f"  ({checked} claims re-checked after the change)"
         )
+        if args.jobs > 1:
+
+            def shared(snapshot: MemorySnapshot) -> SweepReport:
+                return Sweeper(snapshot, None, SweepOptions(), processes=args.jobs).sweep()
+
+            shared_s, _ = best(args.repeat, lambda base=base: shared(base))
+            shared_moved_s, _ = best(args.repeat, lambda moved=moved: shared(moved))
+            print(
+                f"{'':>16}  full sweeps in {args.jobs} processes: {shared_s:.2f} s unchanged, {shared_moved_s:.2f} s "
+                "all moved"
+            )
         load_s, run_s = warm_sweep(base, args.repeat)
         print(
             f"{'':>16}  a second full sweep, verdict cache warm: {run_s:.2f} s evaluating, "

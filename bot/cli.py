@@ -106,8 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=int,
         metavar="N",
-        help="processes a large full sweep (10,000 records or more to evaluate) shares its files among (default: the "
-        "processors this process may use, at most 4; 1 sweeps in one process)",
+        help="processes a large full sweep shares its files among, each with 5,000 records to evaluate or more "
+        "(default: the processors this process may use, at most 4; 1 sweeps in one process)",
     )
     check.add_argument("--verbose", "-v", action="store_true", help="text format: list fresh claims too")
     check.set_defaults(run=_check)

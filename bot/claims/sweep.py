@@ -48,7 +48,7 @@ from .verdicts import OpenWikiVerdict, Verdict, worst
 from .versions import canonical_selected_count, file_version, lines_version
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
-RECORDS_PER_PROCESS = 10_000  # a forked process pays off from about this many records to evaluate (fanout.py)
+RECORDS_PER_PROCESS = 5_000  # a forked process pays off from about this many records to evaluate (fanout.py)
 
 
 @dataclass
