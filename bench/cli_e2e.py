@@ -11,12 +11,15 @@ second full sweep's 0.5 s with the cache warm is the sweep's, printed by bench/s
 (`--no-cache`) and with the cache an earlier check left in .git/wikiwarden (restored before each run): an unchanged
 tree checked again, the tree after every range moved checked with the cache from before the move, the 10-file change
 with the evidence index the first check learnt. Figures are wall time including start-up (best and median of --repeat
-runs) and the peak RSS of the slowest-memory run (`/usr/bin/time -v` when installed, else getrusage of the children).
+runs) and the peak RSS of the slowest-memory run (`/usr/bin/time -v` when installed, else getrusage of the children:
+the largest process), and beside it the peak PSS of all the check's processes together (a large full sweep forks;
+its children share the parent's pages until they touch them), sampled from /proc every 20 ms.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import resource
@@ -25,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -39,8 +43,38 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAM
 TIME_BIN = shutil.which("time") if Path("/usr/bin/time").exists() else None
 
 
-def _run(repo: Path, argv: list[str], out: Path) -> tuple[float, float]:
-    """One `python -m bot ARGV` in `repo`, stdout to `out`: (wall seconds, peak RSS in MB)."""
+def _tree_pss_mb(root: int) -> float:
+    """The proportional set size of process `root` and its descendants together (MB): what a forked sweep's
+    processes hold of the machine's memory, their shared pages counted once."""
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{pid}/task"):
+                pending += [int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+    return total / 1024
+
+
+class _PssPeak(threading.Thread):
+    """Samples the process tree's PSS every 20 ms while it runs (Linux); 0 where /proc cannot say."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0.0, threading.Event()
+
+    def run(self) -> None:
+        if not Path("/proc/self/smaps_rollup").exists():
+            return
+        while not self.done.wait(0.02):
+            self.peak = max(self.peak, _tree_pss_mb(self.pid))
+
+
+def _run(repo: Path, argv: list[str], out: Path) -> tuple[float, float, float]:
+    """One `python -m bot ARGV` in `repo`, stdout to `out`: (wall seconds, peak RSS of its largest process in MB,
+    peak PSS of all its processes together in MB)."""
     command = [sys.executable, "-m", "bot", *argv]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -48,28 +82,33 @@ def _run(repo: Path, argv: list[str], out: Path) -> tuple[float, float]:
         if TIME_BIN:
             command = ["/usr/bin/time", "-v", *command]
         start = time.perf_counter()
-        done = subprocess.run(command, cwd=repo, stdout=sink, stderr=timing, env=env, check=False)
+        process = subprocess.Popen(command, cwd=repo, stdout=sink, stderr=timing, env=env)
+        sampler = _PssPeak(process.pid)
+        sampler.start()
+        returncode = process.wait()
         seconds = time.perf_counter() - start
+        sampler.done.set()
+        sampler.join()
         timing.seek(0)
         stderr = timing.read()
-    if done.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(argv)} failed ({done.returncode}):\n{stderr}")
+    if returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(argv)} failed ({returncode}):\n{stderr}")
     found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
     if found:
-        return seconds, int(found.group(1)) / 1024
+        return seconds, int(found.group(1)) / 1024, sampler.peak
     # getrusage keeps the largest child's peak: only meaningful when this run was the largest so far
-    return seconds, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return seconds, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024, sampler.peak
 
 
 def _series(label: str, repo: Path, argv: list[str], repeat: int, target: float | None) -> None:
     out = repo.parent / "report.out"
     runs = [_run(repo, argv, out) for _ in range(repeat)]
-    times = [s for s, _ in runs]
-    rss = max(m for _, m in runs)
+    times = [s for s, _, _ in runs]
+    rss, pss = max(m for _, m, _ in runs), max(p for _, _, p in runs)
     goal = f"  (target <= {target:g} s, RSS <= {RSS_TARGET_MB} MB)" if target else ""
     print(
         f"  {label:<34} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
-        f"peak RSS {rss:6.0f} MB  output {out.stat().st_size / 1e6:6.1f} MB{goal}"
+        f"peak RSS {rss:6.0f} MB (all processes {pss:4.0f})  output {out.stat().st_size / 1e6:6.1f} MB{goal}"
     )
 
 
@@ -99,11 +138,11 @@ def _cached_series(label: str, repo: Path, argv: list[str], repeat: int, target:
     for _ in range(repeat):
         _restore(repo, kept)
         runs.append(_run(repo, argv, out))
-    times = [s for s, _ in runs]
+    times = [s for s, _, _ in runs]
     goal = f"  (target <= {target:g} s)" if target else ""
     print(
         f"  {label:<34} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
-        f"peak RSS {max(m for _, m in runs):6.0f} MB{goal}"
+        f"peak RSS {max(m for _, m, _ in runs):6.0f} MB (all processes {max(p for _, _, p in runs):4.0f}){goal}"
     )
 
 
@@ -119,6 +158,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--format", default="json")
     parser.add_argument("--profile", metavar="FILE", help="also profile one unchanged run of the largest size")
+    parser.add_argument("--jobs", type=int, help="check --jobs N (default: the check's own, the usable processors)")
     args = parser.parse_args()
     print(f"rss from {'/usr/bin/time -v' if TIME_BIN else 'getrusage(RUSAGE_CHILDREN)'}; {args.repeat} runs each")
     print("cold: --no-cache; warm: the cache the previous check left in .git/wikiwarden")
@@ -128,7 +168,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder:
             repo = Path(folder) / "repo"
             git_repository(tree, repo)
-            check = ["check", "--format", args.format]
+            check = ["check", "--format", args.format, *(["--jobs", str(args.jobs)] if args.jobs else [])]
             cold = [*check, "--no-cache"]
             print(f"{claims} claims on {files} files, check --format {args.format} > file")
             targets = TARGETS if claims >= 100_000 else dict.fromkeys(TARGETS)
