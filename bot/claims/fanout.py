@@ -26,66 +26,59 @@ def usable_processors() -> int:
     if not hasattr(os, "fork"):
         return 1
     try:
-        count = len(os.sched_getaffinity(0))
+        count = len(os.sched_getaffinity(0))  # never empty: this process runs somewhere
     except AttributeError:  # no affinity on this system
         count = os.cpu_count() or 1
-    return max(1, min(count, MOST_PROCESSES))
+    return min(count, MOST_PROCESSES)
 
 
 def slices(weights: Sequence[int], parts: int) -> list[range]:
     """`parts` contiguous ranges covering the indexes of `weights`, each of about the same total weight (the
     first ones take an item more where the weights do not divide evenly); fewer when there are fewer items."""
-    parts = max(1, min(parts, len(weights)))
+    parts = min(parts, len(weights))
     totals = list(accumulate(weights))
-    whole = totals[-1] if totals else 0
     cuts = [0]
     at = 0
     for part in range(1, parts):
-        goal = whole * part / parts
-        while at < len(totals) and totals[at] < goal:
+        goal = totals[-1] * part / parts  # below the last total: the search stops inside the list
+        while totals[at] < goal:
             at += 1
         # never an empty slice: past the previous cut, and leaving an item for each slice still to come
-        cut = min(max(at + 1, cuts[-1] + 1), len(weights) - (parts - part))
-        cuts.append(cut)
+        cuts.append(min(max(at + 1, cuts[-1] + 1), len(weights) - (parts - part)))
     cuts.append(len(weights))
     return [range(a, b) for a, b in pairwise(cuts)]
 
 
 class Child:
-    """A forked process running `work`; `answer()` is the bytes it returned, or None when it failed."""
+    """A forked process running `work`; `answer()` is the bytes it returned, or None when it failed.
+
+    The answer's length goes first on the pipe, so an answer cut short (the child failed, was killed, or ended
+    before writing) is told from a whole one whatever the child's exit status."""
 
     def __init__(self, work: Callable[[], bytes]) -> None:
         read_end, write_end = os.pipe()
         self.pid = os.fork()
-        if self.pid == 0:  # the child: never returns into the caller's code
-            code = 1
+        if self.pid == 0:  # the child: whatever happens, it ends here, never in the caller's code
             try:
-                os.close(read_end)
                 answer = work()
-                data = memoryview(len(answer).to_bytes(8, "big") + answer)  # its length first: whole or nothing
-                while data:
-                    data = data[os.write(write_end, data) :]
-                code = 0
-            except BaseException:  # a failed child is answered by the parent
-                code = 1
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(len(answer).to_bytes(8, "big"))
+                    pipe.write(answer)
             finally:
-                os._exit(code)
+                os._exit(0)  # its status says nothing: the parent judges the answer by its length
         os.close(write_end)
         self._read_end: int | None = read_end
 
     def answer(self) -> bytes | None:
-        """Everything the child wrote, once it has exited well; None when it failed (read once)."""
+        """Everything the child wrote, when it wrote its whole answer; None when it failed (read once)."""
         if self._read_end is None:
             return None
-        chunks = []
         with os.fdopen(self._read_end, "rb") as pipe:
             self._read_end = None
-            while chunk := pipe.read(1 << 20):
-                chunks.append(chunk)
-        _, status = os.waitpid(self.pid, 0)
-        data = b"".join(chunks)
-        whole = len(data) >= 8 and int.from_bytes(data[:8], "big") == len(data) - 8
-        return data[8:] if whole and os.waitstatus_to_exitcode(status) == 0 else None
+            data = pipe.read()
+        os.waitpid(self.pid, 0)
+        # shorter than its length says (shorter than the length itself, too: the length cannot be negative)
+        return data[8:] if int.from_bytes(data[:8], "big") == len(data) - 8 else None
 
     def discard(self) -> None:
         """Stop a child whose answer is no longer wanted (the parent failed), and reap it."""
