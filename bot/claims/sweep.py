@@ -14,7 +14,6 @@ batches first: `wiki_reads` (the sidecars and the ignore file), then `Sweeper.re
 from __future__ import annotations
 
 import gc
-import pickle
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -496,6 +495,8 @@ class Sweeper:
     ) -> bytes:
         """In a forked child: the results of the records citing `paths`, in their order, as the verdict cache
         writes a page (a record answered from no readable file is left out: the parent answers it)."""
+        import pickle  # noqa: PLC0415 - only a shared sweep needs it: not at every check's start-up
+
         texts = self._texts[id(self.head)]
         answers = PageBuilder()
         for path in paths:
@@ -517,6 +518,8 @@ class Sweeper:
         filed = [record for path in paths for _, record, _ in by_path[path]]
         answered: list[EvidenceResult | None] = [None] * len(filed)
         if answer is not None:
+            import pickle  # noqa: PLC0415
+
             page = pickle.loads(answer)  # noqa: S301 - written by this process's own fork, never read from outside
             answered = recall_page(page, [True] * len(page.files), filed)
         position = 0
