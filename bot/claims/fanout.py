@@ -57,7 +57,12 @@ class Child:
 
     def __init__(self, work: Callable[[], bytes]) -> None:
         read_end, write_end = os.pipe()
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:  # no process to be had (memory, a process limit): the caller does the work itself
+            os.close(read_end)
+            os.close(write_end)
+            raise
         if self.pid == 0:  # the child: whatever happens, it ends here, never in the caller's code
             try:
                 answer = work()

@@ -477,12 +477,16 @@ class Sweeper:
         which this process answers meanwhile. A full sweep's records are independent file by file, and a child
         inherits the loaded wiki, so only its answers travel, in the verdict cache's compact form."""
         chosen = slices([len(by_path[path]) for path in paths], parts)
+        own = paths[chosen[0].start : chosen[0].stop]
         children: list[tuple[list[str], Child]] = []
         try:
             for part in chosen[1:]:
                 theirs = paths[part.start : part.stop]
-                children.append((theirs, Child(partial(self._answer, theirs, by_path, results))))
-            for path in paths[chosen[0].start : chosen[0].stop]:
+                try:
+                    children.append((theirs, Child(partial(self._answer, theirs, by_path, results))))
+                except OSError:  # the system gives no more processes: this one evaluates the slice
+                    own += theirs
+            for path in own:
                 self._evaluate_file(path, by_path[path], results)
             for theirs, child in children:
                 self._take(theirs, by_path, results, child.answer())

@@ -82,3 +82,19 @@ def test_a_child_that_fails_loses_nothing() -> None:
     files = every_kind_of_result()
     alone = sweeper_of(MemorySnapshot(files, label="head"), 1).sweep()
     assert sweeper_of(ChildCannotRead(files), 3).sweep() == alone
+
+
+def test_a_sweep_the_system_gives_no_process_to_sweeps_alone(monkeypatch) -> None:
+    files = every_kind_of_result()
+    alone = sweeper_of(MemorySnapshot(files, label="head"), 1).sweep()
+    forks = []
+
+    def refused() -> int:
+        forks.append(1)
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN at a process limit
+
+    monkeypatch.setattr(os, "fork", refused)
+    before = set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
+    assert sweeper_of(MemorySnapshot(files, label="head"), 3).sweep() == alone
+    assert len(forks) == 2  # both children refused, both slices evaluated here
+    assert (set(os.listdir("/proc/self/fd")) if before else set()) == before  # no pipe left open
