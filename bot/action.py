@@ -425,6 +425,7 @@ async def _check(
 ) -> tuple[SweepReport, RepoConfig, str | None]:
     """The use cases' check of the event's change in the checkout; the config it was checked with (the inputs
     over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
+    from .claims.fanout import usable_processors  # noqa: PLC0415
     from .claims.pages import require_wiki_folder  # noqa: PLC0415
     from .source.git import GitError, LocalSource  # noqa: PLC0415
     from .usecases.check import check  # noqa: PLC0415
@@ -452,7 +453,9 @@ async def _check(
             )
     found = await source.change(base, head, merge_base=change.merge_base, label=change.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
-    return await check(source, head, found, options), config, configured
+    # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
+    report = await check(source, head, found, options, processes=usable_processors())
+    return report, config, configured
 
 
 def _local_commit(repo: GitRepository, base: str) -> str:
