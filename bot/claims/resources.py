@@ -104,21 +104,36 @@ def normalize_posix(path: str) -> str:
 def parse_resource(resource: str) -> EvidenceResource:
     """Parse a `repo://` resource; raise EvidenceResourceError with OpenWiki's reason when it is rejected.
 
-    The path and the `#L` fragment are decoded independently (split at the first `#`), so each part is
-    parsed once per distinct value: a wiki cites the same files and the same ranges over and over.
+    The path and the `#L` fragment are decoded independently (split at the first `#`: `resource_path` and
+    `resource_span`), so each part is parsed once per distinct value: a wiki cites the same files and the same
+    ranges over and over.
     """
     if not isinstance(resource, str) or not resource.startswith(SCHEME):
         raise EvidenceResourceError(f"Unsupported evidence resource: {resource!r}")
-    raw_path, sep, raw_fragment = resource[len(SCHEME) :].partition("#")
-    path = _parse_path(raw_path)
+    head, sep, fragment = resource.partition("#")
+    path = _parse_path(head[len(SCHEME) :])
     # tuple.__new__ with every field: a NamedTuple's own __new__ is Python code, a third of the cost of a parse
     if not sep:
         return _new(EvidenceResource, (path, None, None))
-    return _new(EvidenceResource, (path, *_parse_fragment(raw_fragment)))
+    return _new(EvidenceResource, (path, *resource_span(fragment)))
+
+
+def resource_path(head: str) -> str:
+    """The normalised path of a resource's part before its first `#` (the scheme included)."""
+    if not head.startswith(SCHEME):
+        raise EvidenceResourceError(f"Unsupported evidence resource: {head!r}")
+    return _parse_path(head[len(SCHEME) :])
+
+
+# A path with nothing to decode, normalise or encode: unreserved characters in segments that are not `.` or `..`.
+_SEGMENT = r"(?!\.\.?(?:/|$))[A-Za-z0-9\-_.!~*'()]+"
+_NORMAL_PATH = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT})*")
 
 
 @lru_cache(maxsize=65536)
 def _parse_path(raw: str) -> str:
+    if _NORMAL_PATH.fullmatch(raw) and not _reserved(raw):
+        return raw  # what nearly every resource holds: the steps below would give it back unchanged
     path = _decode_uri_component(raw)
     if _CONTROL.search(path):
         raise EvidenceResourceError(f"Invalid evidence resource: control characters are not allowed in {raw!r}")
@@ -127,8 +142,7 @@ def _parse_path(raw: str) -> str:
         path = path[2:]
     if path in ("", ".") or path.startswith(("../", "/")) or _DRIVE.match(path):
         raise EvidenceResourceError(f"Invalid evidence resource: path must stay inside the repository: {raw!r}")
-    lowered = path.lower()
-    if lowered == ".git" or lowered.startswith(".git/") or lowered == "openwiki" or lowered.startswith("openwiki/"):
+    if _reserved(path):
         raise EvidenceResourceError(f"Invalid evidence resource: reserved path: {raw!r}")
     encoded = encode_path(path)
     if encoded != raw and _parse_path(encoded) != path:  # the formatter re-parses its own output
@@ -136,8 +150,14 @@ def _parse_path(raw: str) -> str:
     return path
 
 
+def _reserved(path: str) -> bool:
+    lowered = path.lower()
+    return lowered == ".git" or lowered.startswith(".git/") or lowered == "openwiki" or lowered.startswith("openwiki/")
+
+
 @lru_cache(maxsize=65536)
-def _parse_fragment(raw: str) -> tuple[int, int]:
+def resource_span(raw: str) -> tuple[int, int]:
+    """The 1-based inclusive lines a resource's fragment (after its first `#`) names."""
     if "#" in raw:
         raise EvidenceResourceError("Invalid evidence resource: unescaped fragment delimiter")
     fragment = _decode_uri_component(raw)

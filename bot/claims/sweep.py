@@ -36,7 +36,15 @@ from .pages import (
     normalize_wiki_dir,
     page_for,
 )
-from .resources import SCHEME, EvidenceResource, check_contained, encode_path, parse_resource
+from .resources import (
+    SCHEME,
+    EvidenceResource,
+    check_contained,
+    encode_path,
+    parse_resource,
+    resource_path,
+    resource_span,
+)
 from .results import ClaimResult, EvidenceResult, PageResult, SweepReport
 from .sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar
 from .snapshot import Change, Entry, FileChange, Kind, Snapshot
@@ -276,6 +284,7 @@ class Sweeper:
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
+        self._paths: dict[str, str] = {}  # a resource's part before `#` → its path (`resource_path`)
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
@@ -343,18 +352,28 @@ class Sweeper:
         """The stored resource parsed and checked against the evidence rules (once per distinct string)."""
         parsed = self._resources.get(stored)
         if parsed is None:
-            try:
-                res = parse_resource(stored)
-            except EvidenceResourceError as exc:
-                parsed = Problem(str(exc))
-            else:
-                if res.path in self._path_problems:
-                    problem = self._path_problems[res.path]
-                else:
-                    problem = self._path_problems[res.path] = self._path_problem(res)
-                parsed = problem or res
-            self._resources[stored] = parsed
+            parsed = self._resources[stored] = self._parse(stored)
         return parsed
+
+    def _parse(self, stored: str) -> EvidenceResource | Problem:
+        """`parse_resource` and the path's problem, from the path part parsed once per file (a wiki cites each
+        file under many ranges) and the span part's own memo."""
+        head, sep, fragment = stored.partition("#")
+        path = self._paths.get(head)
+        try:
+            if path is None:
+                path = self._paths[head] = resource_path(head)
+            res = tuple.__new__(EvidenceResource, (path, *resource_span(fragment)) if sep else (path, None, None))
+        except EvidenceResourceError:
+            try:
+                res = parse_resource(stored)  # OpenWiki's reason, worded for the whole resource
+            except EvidenceResourceError as exc:
+                return Problem(str(exc))
+            path = res.path
+        problem = self._path_problems.get(path, res)  # the resource itself: not known yet
+        if problem is res:
+            problem = self._path_problems[path] = self._path_problem(res)
+        return problem or res
 
     def _path_problem(self, res: EvidenceResource) -> Problem | None:
         """Why evidence on this path cannot be used (escape, the wiki itself, ignored), or None."""

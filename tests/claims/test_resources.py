@@ -1,0 +1,94 @@
+"""Resources: the shortcut for paths already in normal form, and the sweep's memo of each part, answer exactly as
+OpenWiki's parser does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.claims.errors import EvidenceResourceError
+from bot.claims.options import SweepOptions
+from bot.claims.resources import canonical_resource, parse_resource, resource_path
+from bot.claims.snapshot import MemorySnapshot
+from bot.claims.sweep import Problem, Sweeper
+
+VECTORS = Path(__file__).parents[1] / "data" / "vectors" / "resources.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("resource", "canonical"),
+    [
+        ("repo://src/a.py#L1-L2", "repo://src/a.py#L1-L2"),
+        ("repo://.github/workflows/ci.yml", "repo://.github/workflows/ci.yml"),
+        ("repo://.../x.py", "repo://.../x.py"),
+        ("repo://..a/b..#L3", "repo://..a/b..#L3-L3"),
+        ("repo://openwikis/a.md", "repo://openwikis/a.md"),
+        ("repo://(x)/y'z*!~.py", "repo://(x)/y'z*!~.py"),
+        ("repo://a/./b.py", "repo://a/b.py"),
+        ("repo://a/../b.py", "repo://b.py"),
+        ("repo://./a.py", "repo://a.py"),
+        ("repo://a//b.py", "repo://a/b.py"),
+        ("repo://a/b/.", "repo://a/b"),
+        ("repo://a%2Fb.py", "repo://a/b.py"),
+    ],
+)
+def test_a_path_is_normalised_unless_it_already_is(resource: str, canonical: str) -> None:
+    assert canonical_resource(resource) == canonical
+
+
+@pytest.mark.parametrize(
+    "resource",
+    ["repo://.git/config", "repo://.GIT", "repo://OpenWiki/page.md", "repo://openwiki", "repo://."],
+)
+def test_a_reserved_path_is_rejected_even_in_normal_form(resource: str) -> None:
+    with pytest.raises(EvidenceResourceError, match=r"reserved path|inside the repository"):
+        parse_resource(resource)
+
+
+def test_resource_path_reads_the_part_before_the_fragment() -> None:
+    assert resource_path("repo://a/./b.py") == "a/b.py"
+    with pytest.raises(EvidenceResourceError, match="Unsupported"):
+        resource_path("https://a/b.py")
+
+
+def _expected(sweeper: Sweeper, resource: str) -> object:
+    """The sweep's answer as the parser and the path's own rules give it, one resource at a time."""
+    try:
+        res = parse_resource(resource)
+    except EvidenceResourceError as exc:
+        return Problem(str(exc))
+    return sweeper._path_problem(res) or res
+
+
+def _sweeper() -> Sweeper:
+    files = {".wikiwardenignore": b"vendor/\n", "src/a.py": b"a\n"}
+    return Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions())
+
+
+def test_the_sweep_reads_every_resource_vector_as_the_parser_does() -> None:
+    """Each input twice, in order and reversed: the memo of the path part must not leak one resource's answer into
+    another citing the same path."""
+    inputs = [json.loads(line)["input"] for line in VECTORS.read_text(encoding="utf-8").splitlines()]
+    inputs = [i for i in inputs if isinstance(i, str)]
+    sweeper, reference = _sweeper(), _sweeper()
+    wrong = [r for r in [*inputs, *reversed(inputs)] if sweeper.resource(r) != _expected(reference, r)]
+    assert wrong == []
+
+
+@pytest.mark.parametrize(
+    "resources",
+    [
+        ["repo://src/a.py#L1-L2", "repo://src/a.py#L0", "repo://src/a.py#L2-L1", "repo://src/a.py"],
+        ["repo://vendor/x.py#L1", "repo://vendor/x.py#Lx", "repo://vendor/x.py"],
+        ["repo://a/../../x.py#L1", "repo://a/../../x.py#L1-L2", "repo://a/../../x.py#bad"],
+        ["repo://openwiki/p.md#L1", "repo://openwiki/p.md", "repo://openwiki/p.md#L2"],
+        ["file://src/a.py#L1", "file://src/a.py#L2", "file://src/a.py"],
+        ["repo://src/a.py#L1#L2", "repo://src/a.py#L1"],
+    ],
+)
+def test_resources_citing_one_path_each_get_their_own_answer(resources: list[str]) -> None:
+    sweeper = _sweeper()
+    answers = [sweeper.resource(r) for r in resources]
+    assert answers == [_expected(_sweeper(), r) for r in resources]
