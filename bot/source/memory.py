@@ -68,6 +68,11 @@ def _decode_cited(value: object) -> tuple[bool, Cited]:
     return False, None
 
 
+def _numbers_below(values: list[Any], end: int) -> bool:
+    """Whether every value is an int in [0, end), told at C speed (a negative one would index from the end)."""
+    return not values or (set(map(type, values)) == {int} and min(values) >= 0 and max(values) < end)
+
+
 class GitDirMemory:
     """The memory of a local repository, two JSON files in `folder` (its git directory's `wikiwarden/`)."""
 
@@ -103,11 +108,12 @@ class GitDirMemory:
             paths, sidecars = raw.get("paths"), raw.get("sidecars")
             if type(paths) is not list or not all(type(p) is str for p in paths) or type(sidecars) is not dict:
                 return self._entries
+            path_of = paths.__getitem__
             for blob, value in sidecars.items():
                 if value is None:
                     self._entries[blob] = None
-                elif type(value) is list and all(type(n) is int and 0 <= n < len(paths) for n in value):
-                    self._entries[blob] = frozenset(paths[n] for n in value)
+                elif type(value) is list and _numbers_below(value, len(paths)):
+                    self._entries[blob] = frozenset(map(path_of, value))  # at C speed: 134k paths on 1,000 pages
         return self._entries
 
     async def index(self, sidecar_blobs: Collection[str]) -> EvidenceIndex:

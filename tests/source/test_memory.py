@@ -179,9 +179,16 @@ async def test_a_damaged_store_is_ignored(tmp_path: Path, index_bytes: bytes, ve
 
 
 async def test_entries_of_the_wrong_shape_are_dropped_and_the_right_ones_kept(tmp_path: Path) -> None:
-    raw = {"format": 1, "paths": ["src/a.py"], "sidecars": {A: [0], B: None, C: [1], D: {"src/a.py": True}}}
+    wrong: list[object] = [[1], {"src/a.py": True}, [-1], [-2], [0, 1.0], [True], [0, "0"], "0", [[0]]]
+    blobs = [f"{n:040x}" for n in range(len(wrong))]
+    raw = {
+        "format": 1,
+        "paths": ["src/a.py"],
+        "sidecars": {A: [0], B: None, C: [], D: [0, 0], **dict(zip(blobs, wrong, strict=True))},
+    }
     (tmp_path / INDEX_FILE).write_bytes(orjson.dumps(raw))
-    assert known(await GitDirMemory(tmp_path).index([A, B, C, D])) == {A: frozenset({"src/a.py"}), B: None}
+    got = known(await GitDirMemory(tmp_path).index([A, B, C, D, *blobs]))
+    assert got == {A: frozenset({"src/a.py"}), B: None, C: frozenset(), D: frozenset({"src/a.py"})}
 
 
 async def test_a_store_that_is_not_json_warns(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
