@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import subprocess
 import threading
@@ -60,6 +61,10 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
     return done.stdout
 
 
+_SYMLINK_MODE = "120000"
+_LS_TREE_RECORD = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")  # `ls-tree -z`: mode, type, id, path
+
+
 class TreeEntry(NamedTuple):
     """A path of a tree or of the index (a tuple: a listing holds one per file of the repository)."""
 
@@ -68,7 +73,7 @@ class TreeEntry(NamedTuple):
 
     @property
     def kind(self) -> Kind:
-        if self.mode == "120000":
+        if self.mode == _SYMLINK_MODE:
             return Kind.SYMLINK
         if self.mode in ("100644", "100755"):
             return Kind.FILE
@@ -242,14 +247,9 @@ class GitRepository:
         commit = self.resolve(commit)
         listing = self._trees.get(commit)
         if listing is None:
-            listing = {}
-            raw = self.git("ls-tree", "-r", "-z", "--full-tree", commit)
-            for record in raw.split(b"\0"):
-                if not record:
-                    continue
-                meta, _, name = record.partition(b"\t")
-                mode, _kind, oid = meta.split()
-                listing[name.decode("utf-8", "surrogateescape")] = TreeEntry(mode.decode(), oid.decode())
+            raw = self.git("ls-tree", "-r", "-z", "--full-tree", commit).decode("utf-8", "surrogateescape")
+            new = tuple.__new__  # a listing holds an entry per file: a NamedTuple's own __new__ is Python code
+            listing = {name: new(TreeEntry, (mode, oid)) for mode, oid, name in _LS_TREE_RECORD.findall(raw)}
             self._trees[commit] = listing
         return listing
 
@@ -425,11 +425,18 @@ class _StoredSnapshot:
 
     @cached_property
     def _symlinks(self) -> set[str]:
-        return {p for p, e in self._tree.items() if e.kind is Kind.SYMLINK}
+        return {p for p, e in self._tree.items() if e.mode == _SYMLINK_MODE}
 
     @cached_property
     def _dirs(self) -> set[str]:
-        return {p.rsplit("/", k)[0] for p in self._tree for k in range(1, p.count("/") + 1)}
+        """Every folder on the way to a path (each path's parents climbed only until one is known)."""
+        dirs: set[str] = set()
+        for path in self._tree:
+            folder = path.rpartition("/")[0]
+            while folder and folder not in dirs:
+                dirs.add(folder)
+                folder = folder.rpartition("/")[0]
+        return dirs
 
     def _under_symlink(self, path: str) -> bool:
         if not self._symlinks:

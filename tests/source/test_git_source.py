@@ -149,6 +149,32 @@ def test_tree_reports_a_gitlink_as_other(repo: GitRepo, git: GitRepository) -> N
     assert snap.entry("vendor") == Entry(Kind.DIRECTORY)
 
 
+def test_tree_lists_names_with_tabs_newlines_and_bytes_that_are_not_utf8(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("seed.txt", "seed\n")
+    repo.commit()
+    blob = repo.git("hash-object", "-w", "seed.txt").strip()
+    names = [b"tab\there.py", b"new\nline.py", b"caf\xe9.py", b"\xc3\xa9t\xc3\xa9.py", b"sp ace 100644 blob.py"]
+    inner = _mktree(repo, b"".join(b"100644 blob %s\t%s\0" % (blob.encode(), n) for n in names), z=True)
+    top = _mktree(repo, f"040000 tree {inner}\tdeep\n")
+    commit = repo.git("commit-tree", top, "-m", "odd names").strip()
+
+    tree = git.tree(commit)
+    expected = {"deep/" + n.decode("utf-8", "surrogateescape") for n in names}
+    assert set(tree) == expected and {e.oid for e in tree.values()} == {blob}
+    snap = CommitSnapshot(git, commit)
+    assert snap.entry("deep") == Entry(Kind.DIRECTORY) and snap.entry("deep/tab") is None
+    assert snap.read("deep/caf\udce9.py") == b"seed\n"
+
+
+def test_every_folder_of_a_tree_is_a_directory_and_nothing_else_is(repo: GitRepo, git: GitRepository) -> None:
+    for path in ("a/b/c/d.py", "a/b/e.py", "a/f.py", "g/h.py", "top.py", "a/bb/i.py", "x/y/z/only.py"):
+        repo.write(path, "x\n")
+    snap = git.snapshot(repo.commit())
+    folders = {"a", "a/b", "a/b/c", "a/bb", "g", "x", "x/y", "x/y/z"}
+    assert {p for p in folders if snap.entry(p) == Entry(Kind.DIRECTORY)} == folders
+    assert [snap.entry(p) for p in ("a/b/c/d", "b", "a/c", "", "a/b/c/d.py/x")] == [None] * 5
+
+
 # -- blobs -------------------------------------------------------------------------------------------
 
 
@@ -301,11 +327,11 @@ def test_commit_snapshot_walk_skips_entries_under_a_symlinked_folder(repo: GitRe
     assert dict(snap.walk("docs")) == {"docs/real.md": Entry(Kind.FILE), "docs/link": Entry(Kind.SYMLINK)}
 
 
-def _mktree(repo: GitRepo, listing: str) -> str:
+def _mktree(repo: GitRepo, listing: str | bytes, *, z: bool = False) -> str:
     done = subprocess.run(
-        ["git", "mktree"],
+        ["git", "mktree", *(["-z"] if z else [])],
         cwd=repo.root,
-        input=listing.encode(),
+        input=listing.encode() if isinstance(listing, str) else listing,
         capture_output=True,
         check=True,
         env={**os.environ, **GIT_ENV},
