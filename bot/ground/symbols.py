@@ -558,10 +558,12 @@ class SymbolIndex:
         self.extend(found)
 
     @classmethod
-    def of_files(cls, files: Mapping[str, bytes]) -> SymbolIndex:
+    def of_files(cls, files: Mapping[str, bytes], *, values: bool = True) -> SymbolIndex:
+        """The files' definitions and, with `values`, their string values (grounding wants them; a reference
+        check does not, and a file's values cost as much to walk as its definitions)."""
         index = cls()
         for path in sorted(files):
-            read = read_symbols(path, files[path])
+            read = read_symbols(path, files[path], values=values)
             index.extend(read.definitions)
             for value, line in read.literals:
                 index._literals.setdefault(value, []).append((path, line))

@@ -95,8 +95,8 @@ async def _broken_by(
     after_files = code_paths(sweeper, head, sorted({f.new_path for f in change.files if f.new_path}))
     await source.fetch(base, before_files)
     await source.fetch(head, after_files)
-    before = SymbolIndex.of_files({p: base.read(p) for p in before_files})
-    after = SymbolIndex.of_files({p: head.read(p) for p in after_files})
+    before = SymbolIndex.of_files({p: base.read(p) for p in before_files}, values=False)
+    after = SymbolIndex.of_files({p: head.read(p) for p in after_files}, values=False)
     what = gone(before, after, base_paths, head_paths)
     if not what:
         return []
@@ -131,7 +131,9 @@ async def _defining(
     candidates = [p for p in code_paths(sweeper, head, source.files(head)) if p not in exclude]
     await source.fetch(head, candidates)
     words = {name.rsplit(".", 1)[-1].encode() for name in names}
-    return SymbolIndex.of_files({p: data for p in candidates if any(word in (data := head.read(p)) for word in words)})
+    return SymbolIndex.of_files(
+        {p: data for p in candidates if any(word in (data := head.read(p)) for word in words)}, values=False
+    )
 
 
 async def _quotes(source: Source, head: Snapshot, options: SweepOptions, pages: list[str]) -> dict[str, Quotes]:

@@ -668,6 +668,10 @@ def test_the_definition_a_line_stands_in() -> None:
 def test_definitions_alone_read_no_values() -> None:
     index = SymbolIndex(read("python/sansio.py"))
     assert len(index) == len(read("python/sansio.py")) and index.literal("https://api.github.com") == []
+    files = {path: (DATA / path).read_bytes() for path in FILES}
+    without = SymbolIndex.of_files(files, values=False)
+    assert without.definitions == SymbolIndex.of_files(files).definitions
+    assert without.literal("https://api.github.com") == []
 
 
 # -- what documents a definition -----------------------------------------------------------------------------
