@@ -285,6 +285,7 @@ class Sweeper:
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
         self._paths: dict[str, str] = {}  # a resource's part before `#` → its path (`resource_path`)
+        self._untouched_heads: set[str] = set()  # parts before `#` naming a usable file the change did not touch
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
@@ -626,10 +627,23 @@ class Sweeper:
         return sidecar_path in touched or page_for(sidecar_path, self.wiki_dir) in touched or may_cite(cited, touched)
 
     def _claim_affected(self, claim: Claim) -> bool:
+        """Whether a record of the claim is in error or cites a touched file. Decided per file where it can: once
+        one resource naming a file (its part before `#`) was usable and untouched, every other naming it is too,
+        unless its span does not parse; a diff-aware sweep asks this of every record of the sidecars it read."""
         for record in claim.evidence:
+            head, sep, fragment = record.resource.partition("#")
+            if head in self._untouched_heads:
+                if not sep:
+                    continue
+                try:
+                    resource_span(fragment)
+                    continue
+                except EvidenceResourceError:
+                    return True
             res = self.resource(record.resource)
             if isinstance(res, Problem) or res.path in self.touched_paths:
                 return True
+            self._untouched_heads.add(head)
         return False
 
     def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:

@@ -8,7 +8,9 @@ import pytest
 from apptools import grounded
 
 from bot.claims.citations import EvidenceIndex, cited_paths, may_cite
+from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
+from bot.claims.sidecar import Claim, EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 
@@ -142,3 +144,27 @@ def test_a_page_whose_text_changed_has_its_sidecar_read() -> None:
     change = Change(change.base, (*change.files, FileChange("openwiki/p0.md", "openwiki/p0.md")))
     reads = wiki_reads(MemorySnapshot(files), "openwiki", change, SweepOptions(), index)
     assert [p for p in reads if p.endswith(".json")] == [f"openwiki/.claims/p{n}.json" for n in (0, 2, 3)]
+
+
+def test_a_diff_aware_sweep_rechecks_each_claim_citing_the_change_or_in_error() -> None:
+    """Resources naming a file already seen usable and untouched still have their own span checked."""
+    base, files, change = _change("src/m3.py")
+    extra = {
+        "other span": "repo://src/m0.py#L4-L5",
+        "no such line": "repo://src/m0.py#L0",
+        "backwards": "repo://src/m0.py#L5-L4",
+        "a second fragment": "repo://src/m0.py#L1#L2",
+        "whole file": "repo://src/m0.py",
+        "the change": "repo://src/m3.py#L1-L2",
+        "the change, spelled oddly": "repo://src/./m3.py#L4",
+        "an ignored file": "repo://src/m5.py#L1-L2",
+        "an ignored file again": "repo://src/m5.py#L4-L5",
+    }
+    path = "openwiki/.claims/p0.json"  # its own claims cite src/m0.py and src/m1.py first
+    sidecar = parse_sidecar(files[path], path)
+    added = tuple(Claim(f"x{n}", text, (EvidenceRecord(res, "x"),)) for n, (text, res) in enumerate(extra.items()))
+    files[path] = base[path] = render_sidecar(sidecar.with_claims(sidecar.claims + added))
+    files[IGNORE_FILE] = base[IGNORE_FILE] = b"src/m5.py\n"
+    report = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
+    rechecked = {claim.statement for page, claim in report.claims() if page.page == "openwiki/p0.md"}
+    assert rechecked == set(extra) - {"other span", "whole file"}

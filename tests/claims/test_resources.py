@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.claims.errors import EvidenceResourceError
+from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
 from bot.claims.resources import canonical_resource, parse_resource, resource_path
 from bot.claims.snapshot import MemorySnapshot
@@ -63,7 +64,7 @@ def _expected(sweeper: Sweeper, resource: str) -> object:
 
 
 def _sweeper() -> Sweeper:
-    files = {".wikiwardenignore": b"vendor/\n", "src/a.py": b"a\n"}
+    files = {IGNORE_FILE: b"vendor/\n", "src/a.py": b"a\n"}
     return Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions())
 
 
