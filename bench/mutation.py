@@ -67,6 +67,11 @@ DEFAULT_TESTS: dict[str, list[str]] = {
     "bot/claims/citations.py": [
         "tests/claims/test_citations.py",
     ],
+    "bot/claims/resources.py": [
+        "tests/claims/test_resources.py",
+        "tests/claims/test_vectors.py",
+        "tests/claims/test_citations.py",
+    ],
     "bot/claims/fanout.py": [
         "tests/claims/test_fanout.py",
         "tests/claims/test_sweep_forked.py",

@@ -11,7 +11,7 @@ import pytest
 from bot.claims.errors import EvidenceResourceError
 from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
-from bot.claims.resources import canonical_resource, parse_resource, resource_path
+from bot.claims.resources import canonical_resource, check_contained, parse_resource, resource_path
 from bot.claims.snapshot import MemorySnapshot
 from bot.claims.sweep import Problem, Sweeper
 
@@ -41,7 +41,15 @@ def test_a_path_is_normalised_unless_it_already_is(resource: str, canonical: str
 
 @pytest.mark.parametrize(
     "resource",
-    ["repo://.git/config", "repo://.GIT", "repo://OpenWiki/page.md", "repo://openwiki", "repo://."],
+    [
+        "repo://.git/config",
+        "repo://.GIT",
+        "repo://OpenWiki/page.md",
+        "repo://openwiki",
+        "repo://.",
+        "repo://./",
+        "repo://a/../",
+    ],
 )
 def test_a_reserved_path_is_rejected_even_in_normal_form(resource: str) -> None:
     with pytest.raises(EvidenceResourceError, match=r"reserved path|inside the repository"):
@@ -93,3 +101,26 @@ def test_resources_citing_one_path_each_get_their_own_answer(resources: list[str
     sweeper = _sweeper()
     answers = [sweeper.resource(r) for r in resources]
     assert answers == [_expected(_sweeper(), r) for r in resources]
+
+
+def test_line_numbers_up_to_javascripts_largest_safe_integer() -> None:
+    assert parse_resource("repo://a.py#L9007199254740991").end == 2**53 - 1
+    for fragment in ("L9007199254740992", "L1-L9007199254740992"):
+        with pytest.raises(EvidenceResourceError, match="too large"):
+            parse_resource(f"repo://a.py#{fragment}")
+
+
+def test_a_resource_names_its_whole_file_and_moves_with_or_without_a_span() -> None:
+    spanned = parse_resource("repo://src/a b.py#L3-L4")
+    assert spanned.whole_file == parse_resource("repo://src/a%20b.py") and spanned.whole_file.is_whole_file
+    assert not spanned.is_whole_file and spanned.canonical == "repo://src/a%20b.py#L3-L4"
+    assert spanned.moved_to("src/b.py", 7, 9).canonical == "repo://src/b.py#L7-L9"
+    assert spanned.whole_file.moved_to("src/b.py", 7, 9).canonical == "repo://src/b.py"
+
+
+def test_the_bare_parent_folder_parses_and_is_refused_as_escaping() -> None:
+    res = parse_resource("repo://..#L1")  # OpenWiki's parser lets it through; its resolver refuses it
+    assert res.path == ".."
+    with pytest.raises(EvidenceResourceError, match="escapes the repository"):
+        check_contained(res)
+    check_contained(parse_resource("repo://..a/b.py"))
