@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from clitools import Run, added_id
 from conftest import GitRepo
 
+import bot.cli as cli_module
+import bot.source.memory as local_memory_module
+import bot.usecases.check as usecases_check
 from bot.claims.sidecar import parse_sidecar
 
 VERDICTS = ("fresh", "moved", "cosmetic", "stale", "unresolved", "error")
@@ -60,7 +66,32 @@ def test_check_exits_0_when_everything_is_fresh(grounded, cli) -> None:
     assert cli("check", "--repo", repo.root, "--head", "v1").code == 0
     assert cli("check", "--repo", repo.root, "--base", "v1", "--head", "v1").code == 0
     assert cli("check", "--repo", repo.root, "--base", "v1", "--all").code == 0
-    assert cli("check", "--repo", repo.root, "--jobs", "1").code == cli("check", "--repo", repo.root, "-j", "3").code == 0
+    assert (
+        cli("check", "--repo", repo.root, "--jobs", "1").code == cli("check", "--repo", repo.root, "-j", "3").code == 0
+    )
+
+
+def test_check_runs_without_the_cyclic_collector_and_gives_it_back(grounded, cli, monkeypatch) -> None:
+    """A one-shot check pauses the collector for the whole command: after the sweep, keeping the verdict cache and
+    writing the report would have it traverse every object the sweep made, to find no cycle."""
+    repo, _claim = grounded
+    enabled: dict[str, bool] = {}
+
+    def watched(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            enabled[name] = gc.isenabled()
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(usecases_check, "check_repository", watched("check", usecases_check.check_repository))
+    monkeypatch.setattr(
+        local_memory_module.GitDirMemory, "keep", watched("keep", local_memory_module.GitDirMemory.keep)
+    )
+    monkeypatch.setattr(cli_module, "_write_bytes", watched("report", cli_module._write_bytes))
+    run = cli("check", "--repo", repo.root, "--format", "json")
+    assert run.code == 0, run.err
+    assert enabled == {"check": False, "keep": False, "report": False} and gc.isenabled()
 
 
 def test_check_from_the_current_folder_and_a_subfolder(grounded, cli, monkeypatch) -> None:

@@ -198,9 +198,10 @@ def sweep(
 
 
 @contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused() -> Iterator[None]:
     """A sweep allocates hundreds of thousands of small objects that never form cycles; left on, the
-    cyclic collector traverses them over and over (a third of the time of a 100k-claim sweep)."""
+    cyclic collector traverses them over and over (a third of the time of a 100k-claim sweep). A one-shot
+    process (the command line's check) pauses it for the whole command; nested, the outermost resumes it."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -607,7 +608,7 @@ class Sweeper:
         else:
             wanted = self._may_cite_change
             unread = self._cannot_cite_change if self.index else None
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             return load_wiki(self.head, self.wiki_dir, wanted, unread)
 
     def _cannot_cite_change(self, sidecar_path: str) -> bool:
@@ -719,7 +720,7 @@ class Sweeper:
 
     def sweep(self, wiki: Wiki | None = None) -> SweepReport:
         """Load the wiki (unless given, loaded by this sweeper) and evaluate it, the cyclic collector paused."""
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             return self.run(wiki if wiki is not None else self.load())
 
     def run(self, wiki: Wiki) -> SweepReport:
