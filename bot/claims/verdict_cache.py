@@ -220,7 +220,7 @@ class VerdictCache:
             "context": self.context,
             "pages": {
                 blob: {
-                    "files": [list(f) for f in page.files],
+                    "files": page.files,  # (path, blob id) pairs: orjson writes a tuple as an array
                     "spans": page.spans,
                     "other": {str(k): v for k, v in page.other.items()},
                 }

@@ -130,12 +130,12 @@ class GitDirMemory:
             entries.update(index.learnt)
             for blob in list(entries)[: max(0, len(entries) - MAX_INDEX_ENTRIES)]:
                 del entries[blob]  # the oldest first: dicts keep their order of insertion
-            numbers: dict[str, int] = {}
-            sidecars = {
-                blob: None if cited is None else sorted(numbers.setdefault(p, len(numbers)) for p in cited)
-                for blob, cited in entries.items()
+            paths = sorted(set().union(*(cited for cited in entries.values() if cited is not None)))
+            number = {path: n for n, path in enumerate(paths)}.__getitem__
+            sidecars = {  # at C speed: 134k paths on 1,000 pages
+                blob: None if cited is None else sorted(map(number, cited)) for blob, cited in entries.items()
             }
-            self._write(INDEX_FILE, {"format": INDEX_FORMAT, "paths": list(numbers), "sidecars": sidecars})
+            self._write(INDEX_FILE, {"format": INDEX_FORMAT, "paths": paths, "sidecars": sidecars})
         if verdicts is not None and verdicts.changed:
             self._write(VERDICTS_FILE, verdicts.to_json())
 
