@@ -5,6 +5,7 @@ range moved (the working tree shifted) and for a 10-file change (`check --base`)
     python bench/cli_e2e.py                          # 10k claims / 1k files and 100k claims / 10k files
     python bench/cli_e2e.py --sizes 100000 --repeat 5
     python bench/cli_e2e.py --sizes 100000 --profile out.prof   # cProfile of one unchanged run, top 25 printed
+    python bench/cli_e2e.py --sizes 100000 --against ../old     # and another checkout's code, run by turns
 
 Issue 13's targets at 100k claims: <= 3 s unchanged, <= 4 s moved, peak RSS <= 450 MB, 10-file change <= 0.5 s (the
 second full sweep's 0.5 s with the cache warm is the sweep's, printed by bench/sweep.py). Each case runs cold
@@ -15,6 +16,11 @@ runs) and the peak RSS of the slowest-memory run (`/usr/bin/time -v` when instal
 the largest process), and beside it the peak PSS of all the check's processes together (a large full sweep forks;
 its children share the parent's pages until they touch them), sampled from /proc every 20 ms in one more run,
 untimed (sampling slows the process it reads).
+
+`--against DIR` times another checkout of Wikiwarden (its `bot/`, say a `git worktree` of an older commit) on the same
+repositories, its runs alternating with this checkout's (the order swapped each round), each case printed for both:
+the machine's speed drifts through a day by more than most changes gain, and runs by turns see the same drift. The
+warm cases start both from the cache this checkout's first check left.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -73,12 +80,15 @@ class _PssPeak(threading.Thread):
             self.peak = max(self.peak, _tree_pss_mb(self.pid))
 
 
-def _run(repo: Path, argv: list[str], out: Path, *, sampled: bool = False) -> tuple[float, float, float]:
-    """One `python -m bot ARGV` in `repo`, stdout to `out`: (wall seconds, peak RSS of its largest process in MB,
-    peak PSS of all its processes together in MB when `sampled`, else 0). Reading a process's page tables takes the
-    lock its page faults need: a sampled run is slower, and its time is not reported."""
+def _run(
+    repo: Path, argv: list[str], out: Path, *, sampled: bool = False, code: Path = ROOT
+) -> tuple[float, float, float]:
+    """One `python -m bot ARGV` in `repo` with the `bot/` of checkout `code`, stdout to `out`: (wall seconds, peak
+    RSS of its largest process in MB, peak PSS of all its processes together in MB when `sampled`, else 0). Reading a
+    process's page tables takes the lock its page faults need: a sampled run is slower, and its time is not
+    reported."""
     command = [sys.executable, "-m", "bot", *argv]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(code)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     with out.open("wb") as sink, tempfile.TemporaryFile("w+") as timing:
         if TIME_BIN:
@@ -104,16 +114,34 @@ def _run(repo: Path, argv: list[str], out: Path, *, sampled: bool = False) -> tu
     return seconds, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024, sampler.peak
 
 
+CHECKOUTS: list[tuple[str, Path]] = [("", ROOT)]  # (label, root) of each checkout timed; --against adds one
+
+
+def _width() -> int:
+    return 34 + max(len(name) for name, _ in CHECKOUTS)
+
+
+def _by_turns(repeat: int, run: Callable[[Path], tuple[float, float, float]]) -> dict[Path, list[tuple[float, ...]]]:
+    """`repeat` runs of each checkout, alternating, the order swapped each round (so both see the same drift)."""
+    runs: dict[Path, list[tuple[float, ...]]] = {code: [] for _, code in CHECKOUTS}
+    for round_ in range(repeat):
+        for _, code in CHECKOUTS if round_ % 2 == 0 else CHECKOUTS[::-1]:
+            runs[code].append(run(code))
+    return runs
+
+
 def _series(label: str, repo: Path, argv: list[str], repeat: int, target: float | None) -> None:
     out = repo.parent / "report.out"
-    runs = [_run(repo, argv, out) for _ in range(repeat)]
-    times = [s for s, _, _ in runs]
-    rss, pss = max(m for _, m, _ in runs), _run(repo, argv, out, sampled=True)[2]
-    goal = f"  (target <= {target:g} s, RSS <= {RSS_TARGET_MB} MB)" if target else ""
-    print(
-        f"  {label:<34} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
-        f"peak RSS {rss:6.0f} MB (all processes {pss:4.0f})  output {out.stat().st_size / 1e6:6.1f} MB{goal}"
-    )
+    by_code = _by_turns(repeat, lambda code: _run(repo, argv, out, code=code))
+    for name, code in CHECKOUTS:
+        runs = by_code[code]
+        times = [s for s, _, _ in runs]
+        rss, pss = max(m for _, m, _ in runs), _run(repo, argv, out, sampled=True, code=code)[2]
+        goal = f"  (target <= {target:g} s, RSS <= {RSS_TARGET_MB} MB)" if target else ""
+        print(
+            f"  {label + name:<{_width()}} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
+            f"peak RSS {rss:6.0f} MB (all processes {pss:4.0f})  output {out.stat().st_size / 1e6:6.1f} MB{goal}"
+        )
 
 
 def _commit(repo: Path, message: str) -> None:
@@ -138,18 +166,22 @@ def _restore(repo: Path, kept: Path | None) -> None:
 def _cached_series(label: str, repo: Path, argv: list[str], repeat: int, target: float | None, kept: Path) -> None:
     """Runs that each start from the cache `kept` (and do not keep what they add to it)."""
     out = repo.parent / "report.out"
-    runs = []
-    for _ in range(repeat):
+
+    def run(code: Path, sampled: bool = False) -> tuple[float, float, float]:
         _restore(repo, kept)
-        runs.append(_run(repo, argv, out))
+        return _run(repo, argv, out, sampled=sampled, code=code)
+
+    by_code = _by_turns(repeat, run)
+    for name, code in CHECKOUTS:
+        runs = by_code[code]
+        pss = run(code, sampled=True)[2]
+        times = [s for s, _, _ in runs]
+        goal = f"  (target <= {target:g} s)" if target else ""
+        print(
+            f"  {label + name:<{_width()}} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
+            f"peak RSS {max(m for _, m, _ in runs):6.0f} MB (all processes {pss:4.0f}){goal}"
+        )
     _restore(repo, kept)
-    pss = _run(repo, argv, out, sampled=True)[2]
-    times = [s for s, _, _ in runs]
-    goal = f"  (target <= {target:g} s)" if target else ""
-    print(
-        f"  {label:<34} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
-        f"peak RSS {max(m for _, m, _ in runs):6.0f} MB (all processes {pss:4.0f}){goal}"
-    )
 
 
 def _keep(repo: Path, folder: Path, name: str) -> Path:
@@ -165,7 +197,12 @@ def main() -> None:
     parser.add_argument("--format", default="json")
     parser.add_argument("--profile", metavar="FILE", help="also profile one unchanged run of the largest size")
     parser.add_argument("--jobs", type=int, help="check --jobs N (default: the check's own, the usable processors)")
+    parser.add_argument("--against", metavar="DIR", type=Path, help="also time another checkout's code, by turns")
     args = parser.parse_args()
+    if args.against is not None:
+        if not (args.against / "bot" / "__main__.py").is_file():
+            parser.error(f"--against {args.against}: no checkout of Wikiwarden there (no bot/__main__.py)")
+        CHECKOUTS[:] = [(" [this]", ROOT), (f" [{args.against.name}]", args.against.resolve())]
     print(f"rss from {'/usr/bin/time -v' if TIME_BIN else 'getrusage(RUSAGE_CHILDREN)'}; {args.repeat} runs each")
     print("cold: --no-cache; warm: the cache the previous check left in .git/wikiwarden")
     for claims in (int(s) for s in args.sizes.split(",")):
