@@ -1,7 +1,7 @@
 """The command line stays light: `--version`, `--help` and `check` (a pre-commit hook runs it on every commit)
 import nothing of the model's client, the web server, the queue or the YAML parser (a check splits a page's front
-matter off, it never reads it). Each case runs in a fresh interpreter, since
-this test session has imported everything already."""
+matter off, it never reads it), nor asyncio (a local repository never waits: its use cases run without a loop).
+Each case runs in a fresh interpreter, since this test session has imported everything already."""
 
 from __future__ import annotations
 
@@ -12,7 +12,19 @@ import sys
 import pytest
 from conftest import GitRepo
 
-HEAVY = ("openai", "aiohttp", "arq", "gidgethub", "redis", "prometheus_client", "jwt", "httpx", "pyuca", "ruamel")
+HEAVY = (
+    "asyncio",
+    "openai",
+    "aiohttp",
+    "arq",
+    "gidgethub",
+    "redis",
+    "prometheus_client",
+    "jwt",
+    "httpx",
+    "pyuca",
+    "ruamel",
+)
 
 
 def _imported_by(*argv: str) -> dict[str, object]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
+from functools import partial
 
 from ..claims.options import SweepOptions
 from ..claims.pages import require_wiki_folder
@@ -13,6 +13,7 @@ from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
+from .loop import off_the_loop, run_inline
 from .references import with_references
 
 
@@ -30,7 +31,7 @@ async def check(
     find the references pages make to code that is gone.
 
     The core says what it will read before it runs (the sidecars and the ignore file, then the files the
-    loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop. With a
+    loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop (if any). With a
     `memory`, a diff-aware sweep fetches no sidecar its evidence index shows cannot cite the change, and a full
     sweep no file whose every record its verdict cache answers; what the sweep learnt is left in it. A large full
     sweep shares its files among `processes` (forked: for a source whose snapshots a child may read, the local ones).
@@ -43,7 +44,7 @@ async def check(
     wiki = sweeper.load()
     for snapshot, paths in sweeper.reads(wiki):
         await source.fetch(snapshot, paths)
-    report = await asyncio.to_thread(sweeper.sweep, wiki)
+    report = await off_the_loop(partial(sweeper.sweep, wiki))
     if memory is not None and index is not None:
         await memory.keep(index, sweeper.verdicts)
     return await with_references(source, head, change, options, report) if references else report
@@ -88,7 +89,7 @@ def check_repository(
     if staged and base is None and repo.head_commit() is not None:
         base = "HEAD"
     checked: str | Snapshot | None = repo.staged() if staged else head
-    return asyncio.run(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory, processes))
+    return run_inline(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory, processes))
 
 
 def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:
