@@ -62,6 +62,8 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
 
 
 _SYMLINK_MODE = "120000"
+# What a change is: full ids and modes at both ends, renames found, no user diff drivers, submodules always listed.
+_DIFF_RAW = ("diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none")
 _LS_TREE_RECORD = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")  # `ls-tree -z`: mode, type, id, path
 
 
@@ -199,6 +201,7 @@ class GitRepository:
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)
         self._sizes: dict[str, int | None] = {}  # None: the object store lacks the blob
         self._trees: dict[str, dict[str, TreeEntry]] = {}
+        self._diffed: dict[str, tuple[str, tuple[DiffedFile, ...]]] = {}  # base commit → (head commit, raw diff)
         _OPEN.add(self)
 
     def _forget_pipes(self) -> None:
@@ -244,14 +247,27 @@ class GitRepository:
     def tree(self, commit: str) -> dict[str, TreeEntry]:
         """Every file, symlink and submodule of a commit's tree, by path (cached by commit id). Sizes are not
         listed: that would read every blob, and a partial clone would fetch them all (`sizes` asks for some)."""
+        listing = self._trees.get(commit)  # a snapshot's commit id: known already, no need to resolve it again
+        if listing is not None:
+            return listing
         commit = self.resolve(commit)
         listing = self._trees.get(commit)
+        if listing is None:
+            listing = self._derived_tree(commit)
         if listing is None:
             raw = self.git("ls-tree", "-r", "-z", "--full-tree", commit).decode("utf-8", "surrogateescape")
             new = tuple.__new__  # a listing holds an entry per file: a NamedTuple's own __new__ is Python code
             listing = {name: new(TreeEntry, (mode, oid)) for mode, oid, name in _LS_TREE_RECORD.findall(raw)}
-            self._trees[commit] = listing
+        self._trees[commit] = listing
         return listing
+
+    def _derived_tree(self, commit: str) -> dict[str, TreeEntry] | None:
+        """The listing of a change's base commit from its head's listing and the change's raw diff, when the head's
+        is known and the base was diffed with it: what `ls-tree` would give, without listing a second tree."""
+        known = self._diffed.get(commit)
+        if known is None or known[0] not in self._trees:
+            return None
+        return base_listing(self._trees[known[0]], known[1])
 
     def index(self) -> dict[str, TreeEntry]:
         """Every file, symlink and submodule of git's index (the one GIT_INDEX_FILE names, as `git commit -a` sets
@@ -366,7 +382,10 @@ class GitRepository:
         """The change from commit `base` to commit `head` (the working tree when None, the index when `staged`),
         with its base snapshot."""
         base_snapshot = self.snapshot(base, label)
-        return Change(base_snapshot, self.changes(base_snapshot.commit, head, staged=staged))
+        diffed = self._diff(base_snapshot.commit, head, staged=staged)
+        if head is not None:
+            self._diffed[base_snapshot.commit] = (head, diffed)
+        return Change(base_snapshot, self._file_changes(diffed, untracked=head is None and not staged))
 
     def changes(self, base: str, head: str | None = None, *, staged: bool = False) -> tuple[FileChange, ...]:
         """Files that differ from commit `base` to commit `head`, or to the index when `staged`, or to the working
@@ -376,39 +395,78 @@ class GitRepository:
         ignored) count as added, since code moved into a new file is part of the change; against the index,
         only what is staged counts, as only that will be committed.
         """
+        return self._file_changes(self._diff(base, head, staged=staged), untracked=head is None and not staged)
+
+    def _diff(self, base: str, head: str | None, *, staged: bool) -> tuple[DiffedFile, ...]:
+        """`git diff --raw` from `base` (see `changes`): each file's status, paths and entry at the base."""
         if staged and head is not None:
             raise ValueError("a change ends at a commit or at the index, not both")
-        args = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--no-textconv"]
+        args = [*_DIFF_RAW]
         if staged:
             args.append("--cached")
         args.append(base)
         if head is not None:
             args.append(head)
         fields = self.git(*args, "--").split(b"\0")
-        changes: list[FileChange] = []
+        diffed: list[DiffedFile] = []
         i = 0
         while i < len(fields) and fields[i]:
-            status = fields[i].decode()
+            old_mode, _, old_oid, _, status = fields[i][1:].decode().split(" ")
             if status[0] in "RC":
                 old, new = fields[i + 1], fields[i + 2]
                 i += 3
             else:
                 old = new = fields[i + 1]
                 i += 2
-            old_path = old.decode("utf-8", "surrogateescape")
-            new_path = new.decode("utf-8", "surrogateescape")
-            if status[0] == "A":
-                changes.append(FileChange(None, new_path))
-            elif status[0] == "D":
-                changes.append(FileChange(old_path, None))
-            elif status[0] == "C":
-                changes.append(FileChange(None, new_path))
+            entry = TreeEntry(old_mode, old_oid) if status[0] not in "AC" else None
+            diffed.append(
+                DiffedFile(
+                    status[0], old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"), entry
+                )
+            )
+        return tuple(diffed)
+
+    def _file_changes(self, diffed: tuple[DiffedFile, ...], *, untracked: bool) -> tuple[FileChange, ...]:
+        changes: list[FileChange] = []
+        for file in diffed:
+            if file.status in "AC":  # a copy's source is unchanged: only its new file is part of the change
+                changes.append(FileChange(None, file.new_path))
+            elif file.status == "D":
+                changes.append(FileChange(file.old_path, None))
             else:
-                changes.append(FileChange(old_path, new_path))
-        if head is None and not staged:
-            untracked = self.git("ls-files", "-z", "--others", "--exclude-standard", "--full-name")
-            changes.extend(FileChange(None, p.decode("utf-8", "surrogateescape")) for p in untracked.split(b"\0") if p)
+                changes.append(FileChange(file.old_path, file.new_path))
+        if untracked:
+            listed = self.git("ls-files", "-z", "--others", "--exclude-standard", "--full-name")
+            changes.extend(FileChange(None, p.decode("utf-8", "surrogateescape")) for p in listed.split(b"\0") if p)
         return tuple(changes)
+
+
+class DiffedFile(NamedTuple):
+    """A file of `git diff --raw`: its status letter (A, C, D, M, R, T), its paths (the same but for a rename or
+    copy) and its entry at the base (None when it did not exist there, or is a copy's new file)."""
+
+    status: str
+    old_path: str
+    new_path: str
+    old: TreeEntry | None
+
+
+def base_listing(head: dict[str, TreeEntry], diffed: Iterable[DiffedFile]) -> dict[str, TreeEntry] | None:
+    """The base's listing: the head's with the diff undone (in git's order, by path bytes); None for a status
+    this does not know to undo."""
+    listing = dict(head)
+    inserted = False
+    for file in diffed:
+        if file.status not in "ACDMRT" or (file.old is None) != (file.status in "AC"):
+            return None
+        if file.status in "ACR" and listing.pop(file.new_path, None) is None:
+            return None  # not the head this diff ends at
+        if file.old is not None:
+            inserted = inserted or file.old_path not in listing
+            listing[file.old_path] = file.old
+    if inserted:
+        listing = dict(sorted(listing.items(), key=lambda item: item[0].encode("utf-8", "surrogateescape")))
+    return listing
 
 
 class _StoredSnapshot:

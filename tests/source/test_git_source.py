@@ -425,6 +425,72 @@ def test_changes_between_commits(repo: GitRepo, git: GitRepository) -> None:
     assert set(git.changes("HEAD~1", "HEAD")) == set(changes)  # revision names work too
 
 
+def _listed_by_git(root: Path, commit: str) -> list[tuple[str, tuple[str, str]]]:
+    """A commit's listing from a repository object that has listed no other tree: `ls-tree` itself."""
+    with GitRepository(root) as fresh:
+        return [(path, tuple(entry)) for path, entry in fresh.tree(commit).items()]
+
+
+def test_a_change_base_is_listed_from_its_head_and_the_diff_as_git_lists_it(repo: GitRepo) -> None:
+    """Every kind of change undone: modified, added, deleted, renamed and edited, a file turned symlink, an
+    executable bit, a folder turned file and back, a submodule moved, and paths whose byte order is not their
+    characters' (`a-b`, `a.b`, `a/b`, `a0`, non-ASCII); in git's order, and without a second `ls-tree`."""
+    for name in ("a-b", "a.b", "a/b", "a0", "z/ünï.py", "tools/run.sh", "dir/inner.py", "plain.py", "old/module.py"):
+        repo.write(name, f"{name} = 1\n" if name != "old/module.py" else MODULE)
+    repo.write("gone.py", "g = 1\n")
+    (repo.root / "vendor/lib").mkdir(parents=True)  # a submodule not checked out: an empty folder
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    base = repo.commit("base")
+    repo.write("a.b", "changed\n")
+    repo.remove("gone.py")
+    repo.write("a-c", "new\n")
+    (repo.root / "new").mkdir()
+    repo.git("mv", "old/module.py", "new/renamed.py")
+    repo.write("new/renamed.py", MODULE.replace("return 3\n", "return 33\n"))
+    repo.remove("plain.py")
+    repo.symlink("plain.py", "a-b")
+    repo.git("update-index", "--chmod=+x", "tools/run.sh")
+    repo.remove("dir/inner.py")
+    (repo.root / "dir").rmdir()
+    repo.write("dir", "now a file\n")
+    repo.remove("a0")
+    repo.write("a0/inside.py", "i = 1\n")
+    repo.git("rm", "-q", "--cached", "vendor/lib")
+    (repo.root / "vendor/lib").rename(repo.root / "vendor/moved")
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{'2' * 40},vendor/moved")
+    head = repo.commit("head")
+    raw = repo.git("diff", "--raw", "-M", base, head).splitlines()
+    assert {line.split("\t")[0].split(" ")[-1][0] for line in raw} == {"A", "D", "M", "R", "T"}
+
+    with GitRepository(repo.root) as git:
+        git.tree(head)
+        change = git.change(base, head)
+        listed: list[tuple[str, ...]] = []
+        asked = git.git
+        git.git = lambda *args: listed.append(args) or asked(*args)  # type: ignore[method-assign]
+        derived = [(path, tuple(entry)) for path, entry in git.tree(change.base.commit or "").items()]
+    assert derived == _listed_by_git(repo.root, base)
+    assert not [args for args in listed if args[0] == "ls-tree"]
+
+
+def test_a_base_whose_head_was_not_listed_or_diffed_is_listed_by_git(repo: GitRepo) -> None:
+    repo.write("a.py", "a = 1\n")
+    base = repo.commit("base")
+    repo.write("b.py", "b = 1\n")
+    head = repo.commit("head")
+    with GitRepository(repo.root) as git:
+        change = git.change(base, head)  # the head's tree never listed
+        assert list(git.tree(base)) == ["a.py"]
+    with GitRepository(repo.root) as git:
+        git.tree(head)
+        change = git.change(base, "HEAD")  # diffed with a name, not the listed commit id
+        assert list(git.tree(change.base.commit or "")) == ["a.py"]
+    with GitRepository(repo.root) as git:
+        git.tree(head)
+        git.change(base)  # to the working tree: nothing to derive from
+        assert list(git.tree(base)) == ["a.py"]
+
+
 def test_changes_against_the_working_tree(repo: GitRepo, git: GitRepository) -> None:
     repo.write(".gitignore", "*.log\nbuild/\n")
     repo.write("unstaged.py", "u = 1\n")
