@@ -12,12 +12,14 @@ will hold (staged edits, not unstaged ones).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import stat
 import subprocess
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +32,7 @@ from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
+_PIPE_BYTES = 1 << 20  # cat-file's output pipe: Linux's largest for an unprivileged process (64 KiB by default)
 # The empty blob's id (SHA-1 and SHA-256 repositories): `git add -N` records it as a placeholder in the index.
 _EMPTY_BLOBS = frozenset(
     ("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813")
@@ -83,8 +86,9 @@ class TreeEntry(NamedTuple):
 
 
 class _CatFile:
-    """One `git cat-file --batch` (contents) or `--batch-check` (sizes) process; requests are pipelined, answers
-    read in order.
+    """One `git cat-file --batch` (contents) or `--batch-check` (sizes) process: requests are queued (`ask`) and
+    answered in order (`answer`), a bounded number in flight, so git reads the next object while the caller works
+    on the last one.
 
     In a partial clone git fetches a missing blob when it is asked for; when that fetch fails, the process
     exits. The object it was answering is then missing, and a new process takes the rest of the requests.
@@ -95,10 +99,12 @@ class _CatFile:
         self._args = ["git", "cat-file", "--batch" if contents else "--batch-check"]
         self._contents = contents
         self._lock = threading.Lock()
+        self._sent: deque[str] = deque()  # asked of the process, answers not read yet, oldest first
+        self._waiting: deque[str] = deque()  # to be asked once fewer are in flight
         self._process = self._start()
 
     def _start(self) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             self._args,
             cwd=self._root,
             stdin=subprocess.PIPE,
@@ -106,63 +112,86 @@ class _CatFile:
             stderr=subprocess.DEVNULL,
             env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # a lazy fetch must never wait for a password
         )
+        if self._contents and hasattr(fcntl, "F_SETPIPE_SZ") and process.stdout is not None:
+            with contextlib.suppress(OSError):  # room for git to read ahead a few objects (Linux; best effort)
+                fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+        return process
 
     def read(self, names: list[str]) -> list[tuple[int, bytes] | None]:
-        """(size, contents) of each object name (contents empty for `--batch-check`); None for a missing one."""
-        out: list[tuple[int, bytes] | None] = []
+        """(size, contents) of each object name (contents empty for `--batch-check`); None for a missing one. Only
+        for a process nothing was asked of ahead (the sizes')."""
         with self._lock:
-            at = 0
-            while at < len(names):
-                chunk = names[at : at + _PIPELINE]
-                answered = self._ask(chunk, out)
-                at += answered
-                if answered < len(chunk):  # the process died on this object: it cannot be had
-                    out.append(None)
-                    at += 1
-                    self._stop()
-                    self._process = self._start()
-        return out
+            assert not self._sent and not self._waiting, "answers asked ahead would come first"
+        self.ask(names)
+        return [self.answer()[1] for _ in names]
 
-    def _ask(self, chunk: list[str], out: list[tuple[int, bytes] | None]) -> int:
-        """Send a chunk, read its answers into `out`; how many were answered before the process ended."""
-        stdin, stdout = self._process.stdin, self._process.stdout
-        assert stdin is not None and stdout is not None
-        with contextlib.suppress(BrokenPipeError):  # it ended while reading them: its answers are still there
-            stdin.write(b"".join(name.encode() + b"\n" for name in chunk))
+    def ask(self, names: Iterable[str]) -> None:
+        """Queue requests for these object names; `answer` gives their answers in this order."""
+        with self._lock:
+            self._waiting.extend(names)
+            self._send()
+
+    @property
+    def asked(self) -> int:
+        """How many answers are still to be read."""
+        return len(self._sent) + len(self._waiting)
+
+    def _send(self) -> None:
+        """Top the requests in flight up to `_PIPELINE`, in batches (a full stdin pipe while git waits for its full
+        stdout to be read would block both)."""
+        if len(self._sent) > _PIPELINE // 2 or not self._waiting:
+            return
+        batch = [self._waiting.popleft() for _ in range(min(len(self._waiting), _PIPELINE - len(self._sent)))]
+        self._sent.extend(batch)
+        stdin = self._process.stdin
+        assert stdin is not None
+        with contextlib.suppress(BrokenPipeError):  # it ended while reading them: `answer` finds out
+            stdin.write(b"".join(name.encode() + b"\n" for name in batch))
             stdin.flush()
-        for answered in range(len(chunk)):
+
+    def answer(self) -> tuple[str, tuple[int, bytes] | None]:
+        """The oldest request not answered yet, and its (size, contents), None for an object that cannot be had."""
+        with self._lock:
+            if not self._sent:
+                self._send()
+            name = self._sent.popleft()
+            stdout = self._process.stdout
+            assert stdout is not None
             header = stdout.readline()
-            if not header:
-                return answered
-            fields = header.split()
-            if len(fields) != 3:  # "<name> missing" or "<name> ambiguous"
-                out.append(None)
-                continue
-            size = int(fields[2])
-            data = b""
-            if self._contents:
-                data = stdout.read(size)
-                if len(data) < size or not stdout.read(1):  # the newline after the contents
-                    return answered
-            out.append((size, data))
-        return len(chunk)
+            answer: tuple[int, bytes] | None = None
+            ended = not header
+            if not ended and len(fields := header.split()) == 3:  # else "<name> missing" or "<name> ambiguous"
+                size, data = int(fields[2]), b""
+                if self._contents:
+                    data = stdout.read(size)
+                    ended = len(data) < size or not stdout.read(1)  # the newline after the contents
+                answer = None if ended else (size, data)
+            if ended:  # the process died on this object: it cannot be had, and the rest are asked again
+                self._waiting.extendleft(reversed(self._sent))
+                self._sent.clear()
+                self._stop()
+                self._process = self._start()
+            self._send()
+            return name, answer
 
     def _stop(self) -> None:
         stdin, stdout = self._process.stdin, self._process.stdout
         with contextlib.suppress(BrokenPipeError):  # it may have ended already
             if stdin is not None:
                 stdin.close()
+        if stdout is not None:
+            stdout.close()  # answers never read: git, writing them, ends on a broken pipe instead of waiting
         if self._process.poll() is None:
             try:
                 self._process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 self._process.kill()
                 self._process.wait()
-        if stdout is not None:
-            stdout.close()
 
     def close(self) -> None:
         with self._lock:
+            self._sent.clear()
+            self._waiting.clear()
             self._stop()
 
 
@@ -200,6 +229,8 @@ class GitRepository:
         self._check: _CatFile | None = None  # sizes
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)
         self._sizes: dict[str, int | None] = {}  # None: the object store lacks the blob
+        self._asked: set[str] = set()  # blobs asked of `_cat` ahead, answers not taken yet
+        self._reading = threading.Lock()  # one reader of `_cat`'s answers at a time
         self._trees: dict[str, dict[str, TreeEntry]] = {}
         self._diffed: dict[str, tuple[str, tuple[DiffedFile, ...]]] = {}  # base commit → (head commit, raw diff)
         _OPEN.add(self)
@@ -208,6 +239,13 @@ class GitRepository:
         """In a forked child: the cat-file processes are the parent's (a request from both would mix their
         answers), so the child starts its own when it needs one, and leaves the parent's alone."""
         self._cat = self._check = None
+        self._asked = set()
+        self._reading = threading.Lock()  # the parent's may have been held by another of its threads
+
+    def _contents(self) -> _CatFile:
+        if self._cat is None:
+            self._cat = _CatFile(self.root, contents=True)
+        return self._cat
 
     def __enter__(self) -> GitRepository:
         return self
@@ -216,10 +254,12 @@ class GitRepository:
         self.close()
 
     def close(self) -> None:
-        for process in (self._cat, self._check):
-            if process is not None:
-                process.close()
-        self._cat = self._check = None
+        with self._reading:
+            for process in (self._cat, self._check):
+                if process is not None:
+                    process.close()
+            self._cat = self._check = None
+            self._asked.clear()
 
     def git(self, *args: str) -> bytes:
         return _git(self.root, *args)
@@ -337,23 +377,46 @@ class GitRepository:
                 self._sizes[oid] = answer[0] if answer is not None else None
         return {oid: self._sizes[oid] for oid in wanted}
 
+    def read_ahead(self, oids: Iterable[str]) -> None:
+        """Ask git for these blobs now, in this order: `read_blobs` takes each as git answers it, so the caller
+        works on one while git reads the next (a sweep reads its sidecars and files in the order it asked)."""
+        with self._reading:
+            new = [
+                oid
+                for oid in dict.fromkeys(oids)
+                if oid not in self._blobs and oid not in self._asked and self._sizes.get(oid, 0) is not None
+            ]
+            if new:
+                self._contents().ask(new)
+                self._asked.update(new)
+
     def read_blobs(self, oids: Iterable[str], *, strict: bool = True) -> dict[str, bytes]:
-        """Contents by blob id, through the cache and one pipelined batch for what is not cached. A blob the
-        object store lacks raises MissingObjectError, or is left out when not `strict`."""
-        wanted = list(dict.fromkeys(oids))
-        missing = [oid for oid in wanted if oid not in self._blobs and self._sizes.get(oid, 0) is not None]
-        found = {oid: data for oid in wanted if (data := self._blobs.get(oid)) is not None}
-        if missing:
-            if self._cat is None:
-                self._cat = _CatFile(self.root, contents=True)
-            for oid, answer in zip(missing, self._cat.read(missing), strict=True):
-                if answer is None:
-                    self._sizes[oid] = None
-                    continue
-                data = found[oid] = answer[1]
-                self._sizes[oid] = len(data)
-                if len(data) <= _BLOB_CACHE_BYTES // 8:  # a huge blob would evict everything else
-                    self._blobs[oid] = data
+        """Contents by blob id, through the cache and one pipelined batch for what is not cached (after the answers
+        to what was asked ahead). A blob the object store lacks raises MissingObjectError, or is left out when
+        not `strict`."""
+        with self._reading:
+            wanted = list(dict.fromkeys(oids))
+            found = {oid: data for oid in wanted if (data := self._blobs.get(oid)) is not None}
+            missing = {oid for oid in wanted if oid not in found and self._sizes.get(oid, 0) is not None}
+            asked_now = set(missing)
+            if missing:
+                cat = self._contents()
+                new = [oid for oid in wanted if oid in missing and oid not in self._asked]
+                cat.ask(new)
+                self._asked.update(new)
+                while missing:
+                    oid, answer = cat.answer()
+                    self._asked.discard(oid)
+                    missing.discard(oid)
+                    if answer is None:
+                        self._sizes[oid] = None
+                        continue
+                    data = answer[1]
+                    self._sizes[oid] = len(data)
+                    if len(data) <= _BLOB_CACHE_BYTES // 8:  # a huge blob would evict everything else
+                        self._blobs[oid] = data
+                    if oid in asked_now:
+                        found[oid] = data
         if strict:
             for oid in wanted:
                 if oid not in found:
@@ -524,13 +587,11 @@ class _StoredSnapshot:
             ) from None
 
     def prefetch(self, paths: Iterable[str]) -> None:
-        """Learn the sizes of many files in one pipelined batch, then read those small enough to keep, before
-        the sweep asks for them one by one (a blob the store lacks is left for `read` to report)."""
+        """Learn the sizes of many files in one pipelined batch, then ask git for those small enough to keep, in
+        this order, before the sweep reads them one by one (a blob the store lacks is left for `read` to report)."""
         oids = [e.oid for p in paths if (e := self._tree.get(p)) is not None and e.kind is Kind.FILE]
         sizes = self.repo.sizes(oids)
-        self.repo.read_blobs(
-            [oid for oid in oids if (size := sizes[oid]) is not None and size <= _BLOB_CACHE_BYTES // 8], strict=False
-        )
+        self.repo.read_ahead(oid for oid in oids if (size := sizes[oid]) is not None and size <= _BLOB_CACHE_BYTES // 8)
 
     def blob_id(self, path: str) -> str | None:
         found = self._tree.get(path)

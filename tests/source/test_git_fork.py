@@ -45,6 +45,29 @@ def test_a_child_starts_its_own_cat_file_and_leaves_the_parents_working(repo: Gi
         assert git._cat._process.pid == parents  # type: ignore[union-attr]
 
 
+def test_a_child_forked_with_answers_asked_ahead_leaves_them_to_the_parent(repo: GitRepo) -> None:
+    for n in range(6):
+        repo.write(f"f{n}.txt", f"file {n}\n" * 20_000)  # answers larger than the pipe: git is mid-way at the fork
+    repo.commit()
+    with GitRepository(repo.root) as git:
+        tree = git.tree(git.resolve("HEAD"))
+        oids = [tree[f"f{n}.txt"].oid for n in range(6)]
+        git.read_ahead(oids)
+        parents = git._cat._process.pid  # type: ignore[union-attr]
+        pid = os.fork()
+        if pid == 0:
+            ok = False
+            try:
+                ok = git.read_blobs([oids[3]]) == {oids[3]: b"file 3\n" * 20_000}
+                ok = ok and git._cat._process.pid != parents  # type: ignore[union-attr]
+            finally:
+                os._exit(0 if ok else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert git.read_blobs(oids) == {oid: f"file {n}\n".encode() * 20_000 for n, oid in enumerate(oids)}
+        assert git._cat._process.pid == parents  # type: ignore[union-attr]
+
+
 def test_a_forked_sweep_of_a_commit_reports_what_one_process_does(repo: GitRepo) -> None:
     for path, content in every_kind_of_result().items():
         repo.write(path, content)

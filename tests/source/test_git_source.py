@@ -6,7 +6,9 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from conftest import GIT_ENV, GitRepo
 
 from bot.claims.errors import UnreadableFileError
 from bot.claims.snapshot import Entry, FileChange, Kind
-from bot.source.git import CommitSnapshot, GitError, GitRepository, MissingObjectError, WorktreeSnapshot
+from bot.source.git import CommitSnapshot, GitError, GitRepository, MissingObjectError, WorktreeSnapshot, _CatFile
 
 HEX40 = re.compile(r"[0-9a-f]{40}")
 
@@ -243,6 +245,94 @@ def test_read_blobs_raises_on_a_missing_object(repo: GitRepo, git: GitRepository
         git.read_blobs([present, absent])
     # The process is still in step after the failure.
     assert git.read_blobs([present]) == {present: b"one\n"}
+
+
+def _asks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every object name asked of a cat-file process from now on, in order."""
+    asked: list[str] = []
+    ask = _CatFile.ask
+
+    def recorded(self: _CatFile, names: Iterable[str]) -> None:
+        names = list(names)
+        asked.extend(names)
+        ask(self, names)
+
+    monkeypatch.setattr(_CatFile, "ask", recorded)
+    return asked
+
+
+def test_blobs_asked_ahead_are_taken_in_order_kept_and_never_asked_twice(
+    repo: GitRepo, git: GitRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    contents = {f"ahead/f{n:03d}.txt": f"line {n}\n".encode() * (n + 1) for n in range(150)}  # over 2 pipelines
+    for path, data in contents.items():
+        repo.write(path, data)
+    oids = _blob_ids(git, repo.commit())
+    order = [oids[path] for path in sorted(contents)]
+    asked = _asks(monkeypatch)
+    git.read_ahead(order)
+    assert git.read_blobs([order[100]]) == {order[100]: contents[sorted(contents)[100]]}
+    assert git._cat is not None and git._cat.asked == 49  # the answers before it were taken and kept
+    assert git.read_blobs(reversed(order)) == {oids[path]: data for path, data in contents.items()}
+    assert asked == order and git._cat.asked == 0
+
+
+def test_a_blob_not_asked_ahead_is_answered_after_those_that_were(
+    repo: GitRepo, git: GitRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in "abcd":
+        repo.write(f"{name}.txt", f"{name}\n")
+    oids = _blob_ids(git, repo.commit())
+    asked = _asks(monkeypatch)
+    git.read_ahead([oids["a.txt"], oids["b.txt"]])
+    assert git.read_blobs([oids["d.txt"]]) == {oids["d.txt"]: b"d\n"}
+    assert git.read_blobs([oids["b.txt"], oids["a.txt"]]) == {oids["b.txt"]: b"b\n", oids["a.txt"]: b"a\n"}
+    assert asked == [oids["a.txt"], oids["b.txt"], oids["d.txt"]]
+
+
+def test_a_missing_blob_asked_ahead_is_missing_and_the_rest_is_read(repo: GitRepo, git: GitRepository) -> None:
+    repo.write("a.txt", "one\n")
+    repo.write("b.txt", "two\n")
+    oids = _blob_ids(git, repo.commit())
+    absent = "0123456789abcdef0123456789abcdef01234567"
+    git.read_ahead([oids["a.txt"], absent, oids["b.txt"]])
+    assert git.read_blobs([oids["b.txt"]]) == {oids["b.txt"]: b"two\n"}
+    assert git.read_blobs([absent, oids["a.txt"]], strict=False) == {oids["a.txt"]: b"one\n"}
+    with pytest.raises(MissingObjectError):
+        git.read_blobs([absent])
+
+
+def test_a_cat_file_that_dies_with_answers_in_flight_is_replaced_and_they_are_asked_again(
+    repo: GitRepo, git: GitRepository
+) -> None:
+    for n in range(5):
+        repo.write(f"f{n}.txt", f"file {n}\n" * 30_000)  # 240 kB each: more than the pipe holds
+    oids = _blob_ids(git, repo.commit())
+    order = [oids[f"f{n}.txt"] for n in range(5)]
+    git.read_ahead(order)
+    assert git._cat is not None
+    dead = git._cat._process
+    dead.kill()
+    dead.wait()
+    # The object it was answering is taken as one it cannot give (a partial clone's failed fetch ends it so);
+    # the others are asked again of a new process.
+    assert git.read_blobs(order[1:]) == {oid: f"file {n}\n".encode() * 30_000 for n, oid in enumerate(order) if n}
+    assert git._cat._process is not dead and git._cat.asked == 0
+    assert git.read_blobs(order[:1], strict=False) == {}
+
+
+def test_closing_with_answers_unread_ends_git_at_once(repo: GitRepo) -> None:
+    for n in range(4):
+        repo.write(f"big{n}.bin", random.Random(n).randbytes(2_000_000))  # more than the pipe holds
+    commit = repo.commit()
+    opened = GitRepository(repo.root)
+    opened.read_ahead(entry.oid for entry in opened.tree(commit).values())
+    assert opened._cat is not None
+    process = opened._cat._process
+    opened.close()
+    # Ended by the broken pipe, not killed after waiting five seconds for answers nobody would read.
+    assert process.returncode is not None and process.returncode != -signal.SIGKILL
+    assert opened._cat is None and opened._asked == set()
 
 
 def test_the_blob_cache_avoids_reading_again(repo: GitRepo, git: GitRepository) -> None:
