@@ -67,6 +67,9 @@ DEFAULT_TESTS: dict[str, list[str]] = {
     "bot/claims/citations.py": [
         "tests/claims/test_citations.py",
     ],
+    "bot/claims/sidecar.py": [
+        "tests/claims/test_sidecar.py",
+    ],
     "bot/claims/resources.py": [
         "tests/claims/test_resources.py",
         "tests/claims/test_vectors.py",

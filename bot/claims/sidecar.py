@@ -7,7 +7,9 @@ import re
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from itertools import accumulate, chain, compress, repeat
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -182,49 +184,51 @@ def _canonical_json(data: bytes) -> object | None:
         return None
 
 
-_CLAIM_KEYS = frozenset({"id", "statement", "evidence"})
-_EVIDENCE_KEYS = frozenset({"resource", "version"})
+_CLAIM_FIELDS = itemgetter("id", "statement", "evidence")
+_RECORD_FIELDS = itemgetter("resource", "version")
 
 
-def _fast_claims(items: list[object]) -> tuple[Claim, ...] | None:
-    """The checks of `_checked_claims` in one tight loop; None means "something is wrong, say what"."""
-    ws, claim_keys, evidence_keys = JS_WHITESPACE, _CLAIM_KEYS, _EVIDENCE_KEYS
-    make = tuple.__new__  # a wiki holds 100k claims: NamedTuple's own __new__ costs twice as much
-    claims = []
-    ids: set[str] = set()
-    for item in items:
-        if type(item) is not dict or item.keys() != claim_keys:
+def _fast_claims(items: list[Any]) -> tuple[Claim, ...] | None:
+    """The checks of `_checked_claims` made a column at a time at C speed (a wiki holds 100k claims); None means
+    "something is wrong, say what"."""
+    if not items:
+        return ()
+    try:
+        # Objects of exactly the three keys (three entries, and each key found); then the same for records.
+        if set(map(type, items)) != {dict} or set(map(len, items)) != {3}:
             return None
-        claim_id, statement, records = item["id"], item["statement"], item["evidence"]
-        if (
-            type(claim_id) is not str
-            or type(statement) is not str
-            or type(records) is not list
-            or not (claim_id and statement and records)
-            or claim_id.strip(ws) != claim_id
-            or statement.strip(ws) != statement
-            or claim_id in ids
-        ):
+        ids, statements, evidences = zip(*map(_CLAIM_FIELDS, items), strict=True)
+        if set(map(type, evidences)) != {list} or not all(evidences):
             return None
-        ids.add(claim_id)
-        evidence = []
-        for record in records:
-            if type(record) is not dict or record.keys() != evidence_keys:
-                return None
-            resource, version = record["resource"], record["version"]
-            if (
-                type(resource) is not str
-                or type(version) is not str
-                or not (resource and version)
-                or resource.strip(ws) != resource
-                or version.strip(ws) != version
-            ):
-                return None
-            evidence.append(make(EvidenceRecord, (resource, version)))
-        if len(evidence) > 1 and len({e.resource for e in evidence}) != len(evidence):
+        records = list(chain.from_iterable(evidences))
+        if set(map(type, records)) != {dict} or set(map(len, records)) != {2}:
             return None
-        claims.append(make(Claim, (claim_id, statement, tuple(evidence))))
-    return tuple(claims)
+        resources, versions = zip(*map(_RECORD_FIELDS, records), strict=True)
+    except KeyError:
+        return None
+    if not (_canonical(ids) and _canonical(statements) and _canonical(resources) and _canonical(versions)):
+        return None
+    if len(set(ids)) != len(ids):
+        return None
+    counts = list(map(len, evidences))
+    ends = list(accumulate(counts))
+    starts = [0, *ends[:-1]]
+    for start, end in compress(zip(starts, ends, strict=True), map((1).__lt__, counts)):  # claims of 2+ records
+        if len(set(resources[start:end])) != end - start:
+            return None  # the same resource twice in one claim
+    make = tuple.__new__  # NamedTuple's own __new__ costs twice as much
+    made = list(map(make, repeat(EvidenceRecord), zip(resources, versions, strict=True)))
+    evidence = map(tuple, map(made.__getitem__, map(slice, starts, ends)))
+    return tuple(map(make, repeat(Claim), zip(ids, statements, evidence, strict=True)))
+
+
+def _canonical(values: tuple[Any, ...]) -> bool:
+    """Whether every value is a string, not empty, with no JavaScript whitespace at either end."""
+    return (
+        set(map(type, values)) == {str}
+        and all(values)
+        and tuple(map(str.strip, values, repeat(JS_WHITESPACE))) == values
+    )
 
 
 def _checked_claims(reader: _Reader, items: list[object]) -> tuple[Claim, ...]:

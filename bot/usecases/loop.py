@@ -20,7 +20,7 @@ def run_inline(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         coroutine.send(None)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     coroutine.close()
     raise RuntimeError("the use case waited on something: run it in an event loop (asyncio.run)")
 

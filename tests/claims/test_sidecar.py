@@ -17,6 +17,9 @@ from bot.claims.sidecar import (
     EvidenceRecord,
     Sidecar,
     Verification,
+    _checked_claims,
+    _fast_claims,
+    _Reader,
     new_claim_id,
     page_version,
     parse_sidecar,
@@ -591,6 +594,40 @@ def test_render_then_parse_round_trips(case: dict) -> None:
 def test_parse_then_render_reproduces_openwiki_bytes(case: dict) -> None:
     expected = (GOLDEN / "sidecars" / f"{case['name']}.json").read_bytes()
     assert render_sidecar(parse_sidecar(expected, PATH)) == expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_the_fast_reader_reads_a_valid_sidecar_itself_and_as_the_checked_one(case: dict) -> None:
+    """The column-wise reader must not hand valid sidecars to the slow one (only then is a wiki read fast)."""
+    items = json.loads((GOLDEN / "sidecars" / f"{case['name']}.json").read_bytes())["claims"]
+    fast = _fast_claims(items)
+    assert fast is not None
+    assert fast == _checked_claims(_Reader(PATH), items) == _build(case["sidecar"]).claims
+    assert {type(claim) for claim in fast} <= {Claim}
+    assert {type(record) for claim in fast for record in claim.evidence} <= {EvidenceRecord}
+
+
+def test_the_fast_reader_keeps_each_claims_records_apart() -> None:
+    counts = [1, 3, 1, 2, 5, 1]
+    items = [
+        {
+            "evidence": [{"version": f"v{n}.{m}", "resource": f"repo://src/{n}.py#L{m + 1}"} for m in range(count)],
+            "statement": f"Statement {n}\u0085",  # NEL: not JavaScript whitespace
+            "id": f"claim_{n}",
+        }
+        for n, count in enumerate(counts)
+    ]
+    fast = _fast_claims(items)
+    assert fast == _checked_claims(_Reader(PATH), items)
+    assert fast is not None and [len(claim.evidence) for claim in fast] == counts
+    assert fast[4].evidence[4] == EvidenceRecord("repo://src/4.py#L5", "v4.4")
+    # A resource twice in the fifth claim only; the same resource in two claims is fine.
+    items[4]["evidence"][3]["resource"] = items[4]["evidence"][0]["resource"]
+    assert _fast_claims(items) is None
+    items[4]["evidence"][3]["resource"] = items[0]["evidence"][0]["resource"]
+    assert _fast_claims(items) is not None
+    items[3]["evidence"][1]["resource"] = items[3]["evidence"][0]["resource"]
+    assert _fast_claims(items) is None
 
 
 def test_render_key_order() -> None:
