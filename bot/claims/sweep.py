@@ -286,7 +286,7 @@ class Sweeper:
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
         self._paths: dict[str, str] = {}  # a resource's part before `#` → its path (`resource_path`)
-        self._untouched_heads: set[str] = set()  # parts before `#` naming a usable file the change did not touch
+        self._head_affects: dict[str, bool] = {}  # a resource's part before `#` → its file in error or touched
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
@@ -628,24 +628,33 @@ class Sweeper:
         return sidecar_path in touched or page_for(sidecar_path, self.wiki_dir) in touched or may_cite(cited, touched)
 
     def _claim_affected(self, claim: Claim) -> bool:
-        """Whether a record of the claim is in error or cites a touched file. Decided per file where it can: once
-        one resource naming a file (its part before `#`) was usable and untouched, every other naming it is too,
-        unless its span does not parse; a diff-aware sweep asks this of every record of the sidecars it read."""
+        """Whether a record of the claim is in error or cites a touched file. Decided per file (a resource's part
+        before `#`, however many ranges name it) and per span (memoised): a diff-aware sweep asks this of every
+        record of the sidecars it read, and re-checks only a few."""
+        affects = self._head_affects
         for record in claim.evidence:
             head, sep, fragment = record.resource.partition("#")
-            if head in self._untouched_heads:
-                if not sep:
-                    continue
+            affected = affects.get(head)
+            if affected is None:
+                affected = affects[head] = self._file_affected(head)
+            if affected:
+                return True
+            if sep:
                 try:
                     resource_span(fragment)
-                    continue
                 except EvidenceResourceError:
                     return True
-            res = self.resource(record.resource)
-            if isinstance(res, Problem) or res.path in self.touched_paths:
-                return True
-            self._untouched_heads.add(head)
         return False
+
+    def _file_affected(self, head: str) -> bool:
+        """Whether every resource whose part before `#` is `head` is in error or cites a touched file, whatever its
+        span: its path does not parse, is touched, or cannot be evidence (the reason is worded when re-checked)."""
+        try:
+            path = self._paths.get(head) or resource_path(head)
+        except EvidenceResourceError:
+            return True
+        self._paths[head] = path
+        return path in self.touched_paths or self._path_problem(EvidenceResource(path, None, None)) is not None
 
     def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:
         """(page, claim id) → why the id is in error: claim ids must be unique across the wiki."""

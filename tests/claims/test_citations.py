@@ -159,6 +159,10 @@ def test_a_diff_aware_sweep_rechecks_each_claim_citing_the_change_or_in_error() 
         "the change, spelled oddly": "repo://src/./m3.py#L4",
         "an ignored file": "repo://src/m5.py#L1-L2",
         "an ignored file again": "repo://src/m5.py#L4-L5",
+        "the wiki itself": "repo://openwiki/p1.md#L1",
+        "a path that does not parse": "repo://src/%zz.py#L1",
+        "another scheme": "file://src/m0.py#L1",
+        "escaping the repository": "repo://src/../../m0.py#L1",
     }
     path = "openwiki/.claims/p0.json"  # its own claims cite src/m0.py and src/m1.py first
     sidecar = parse_sidecar(files[path], path)
