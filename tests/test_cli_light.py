@@ -96,3 +96,70 @@ def test_without_the_app_extra_serve_and_worker_say_what_to_install(command: str
     assert done.returncode == 2
     assert done.stderr.startswith("wikiwarden: error: the GitHub App")
     assert done.stderr.endswith("is not installed): pip install 'wikiwarden[app]'\n")
+
+
+# -- the process itself: it ends as soon as its output is out --------------------------------------------------
+
+
+def _many_claims(repo: GitRepo, count: int) -> None:
+    """One page of `count` fresh claims, one function each: a report far larger than a pipe holds."""
+    from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
+    from bot.claims.text import FileText
+    from bot.claims.versions import lines_version
+
+    code = "".join(f"def f{n}():\n    return {n}\n" for n in range(count)).encode()
+    text = FileText(code)
+    page = b"---\ntype: Concept\ntitle: Many\n---\n\n# Many\n\nEvery function returns its number.\n"
+    claims = tuple(
+        Claim(
+            f"claim_{n:032x}",
+            f"f{n} returns {n}.",
+            (EvidenceRecord(f"repo://src/many.py#L{2 * n + 1}-L{2 * n + 2}", lines_version(text, 2 * n, 2 * n + 2)),),
+        )
+        for n in range(count)
+    )
+    repo.write("src/many.py", code)
+    repo.write("openwiki/many.md", page)
+    repo.write("openwiki/.claims/many.json", render_sidecar(Sidecar(page_version(page), claims)))
+    repo.commit("many claims")
+
+
+def _wikiwarden(*argv: str) -> list[str]:
+    return [sys.executable, "-m", "bot", *argv]
+
+
+def _checked(repo: GitRepo) -> subprocess.CompletedProcess[bytes]:
+    command = _wikiwarden("check", "--repo", str(repo.root), "--format", "json")
+    return subprocess.run(command, capture_output=True, check=False)
+
+
+def test_the_command_ends_with_its_status_and_every_byte_of_its_output(repo: GitRepo) -> None:
+    _many_claims(repo, 400)
+    done = _checked(repo)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert len(done.stdout) > 200_000 and json.loads(done.stdout)["summary"]["fresh"] == 400
+    repo.write("src/many.py", "# moved down\n" + repo.read("src/many.py").decode().replace("return 7\n", "return 8\n"))
+    done = _checked(repo)
+    summary = json.loads(done.stdout)["summary"]
+    assert (done.returncode, done.stderr, summary["moved"], summary["stale"]) == (1, b"", 399, 1)
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(repo: GitRepo) -> None:
+    _many_claims(repo, 400)
+    command = _wikiwarden("check", "--repo", str(repo.root), "--format", "json")
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(100).startswith(b"{")
+        process.stdout.close()  # `wikiwarden check | head -c 100`
+        errors = process.stderr.read()
+    assert (process.returncode, errors) == (141, b"")
+
+
+def test_a_reader_gone_before_the_last_buffered_output_ends_the_command_quietly(repo: GitRepo) -> None:
+    _many_claims(repo, 3)  # a report small enough to sit in the output buffer until the command is done
+    command = _wikiwarden("claim", "list", "--repo", str(repo.root))
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the reader left before a byte was written
+        errors = process.stderr.read()
+    assert (process.returncode, errors) == (141, b"")
