@@ -809,8 +809,7 @@ class Sweeper:
     def _remember(self, chosen: Selection, results: list[EvidenceResult | None], recalled: list[_Recalled]) -> None:
         """Teach the evidence index what each new sidecar cites, and keep in the verdict cache every result
         evaluated from a file whose blob id is known (or recalled from it)."""
-        texts = self._texts[id(self.head)]
-        files: dict[str, tuple[str, str] | None] = {}  # one (path, blob id) per file, however many pages cite it
+        files = _KeptFiles(self)  # one (path, blob id) per file, however many records cite it
         position = 0
         for (_, claims), (blob, kept, hits) in zip(chosen, recalled, strict=True):
             start, position = position, position + len(hits)
@@ -826,7 +825,7 @@ class Sweeper:
             i = 0
             for claim in claims:
                 for record in claim.evidence:
-                    file: tuple[str, str] | None = None
+                    file: tuple[str, str] | None
                     if hits[i]:
                         assert kept is not None
                         file = kept.file_of(i)
@@ -834,12 +833,7 @@ class Sweeper:
                     else:
                         res = self._resources.get(record.resource)
                         path = res.path if type(res) is EvidenceResource else None
-                        if path is not None and (type(texts.get(path)) is FileText or path in self._read_elsewhere):
-                            if path in files:
-                                file = files[path]
-                            else:
-                                file_blob = self.head.blob_id(path)
-                                file = files[path] = (path, file_blob) if file_blob is not None else None
+                        file = files[path] if path is not None else None
                     if cited is not None:
                         cited = _with_path(cited, path, record.resource)
                     page.add(file, results[start + i])
@@ -908,6 +902,22 @@ class _StillStanding(dict[tuple[str, str], bool]):
     def __missing__(self, file: tuple[str, str]) -> bool:
         same = self[file] = self.blob_id(file[0]) == file[1]
         return same
+
+
+class _KeptFiles(dict[str, tuple[str, str] | None]):
+    """Path → (path, blob id) of a file whose results the verdict cache may keep: one read (here or by a forked
+    child) and known by its blob id; None for any other, decided once per file."""
+
+    def __init__(self, sweeper: Sweeper) -> None:
+        super().__init__()
+        self._sweeper = sweeper
+        self._texts = sweeper._texts[id(sweeper.head)]
+
+    def __missing__(self, path: str) -> tuple[str, str] | None:
+        read = type(self._texts.get(path)) is FileText or path in self._sweeper._read_elsewhere
+        blob = self._sweeper.head.blob_id(path) if read else None
+        file = self[path] = (path, blob) if blob is not None else None
+        return file
 
 
 class _Recalled(NamedTuple):

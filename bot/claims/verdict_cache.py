@@ -58,11 +58,13 @@ class PageBuilder:
     def __init__(self) -> None:
         self._files: dict[str, int] = {}
         self._listed: list[tuple[str, str]] = []
+        self._at: list[str] = []  # each listed file's canonical resource up to its first line (`_span_prefix`)
         self._spans: list[int] = []
         self._other: dict[int, list[Any]] = {}
 
     def add(self, file: tuple[str, str] | None, result: EvidenceResult | None) -> None:
-        """The next record's result, read from `file` (path, blob id); None for either when it is not kept."""
+        """The next record's result, read from `file` (path, blob id); None for either when it is not kept. Runs
+        for every record a full sweep keeps: the result is unpacked once, the file's resource prefix made once."""
         if file is None or result is None or result.touched:
             self._spans.extend((_NOT_KEPT, 0, 0, 0, 0))
             return
@@ -70,22 +72,23 @@ class PageBuilder:
         if index is None:
             index = self._files[file[0]] = len(self._listed)
             self._listed.append(file)
-        span, ow = result.span, result.openwiki_verdict
+            self._at.append(_span_prefix(file[0]))
+        resource, version, verdict, ow, span, resource_now, version_now, _, error, old, new, anchor = result
         where = 0
-        if span is not None and result.resource_now != result.resource:
+        if span is not None and resource_now != resource:
             # moved, or stored in another spelling: the resource now is the canonical one, written as a mark
-            where = _AT_SPAN if result.resource_now == at_span(file[0], span[0], span[1]) else -1
+            where = _AT_SPAN if resource_now == f"{self._at[index]}{span[0]}-L{span[1]}" else -1
         if (
             span is not None
             and ow is not None
             and where >= 0
-            and result.version_now == result.version
-            and result.error is None
-            and result.old_text is None
-            and result.new_text is None
-            and result.anchor is None
+            and version_now == version
+            and error is None
+            and old is None
+            and new is None
+            and anchor is None
         ):
-            self._spans.extend((index, _VERDICT_CODE[result.verdict], _OPENWIKI_CODE[ow] + where, span[0], span[1]))
+            self._spans.extend((index, _VERDICT_CODE[verdict], _OPENWIKI_CODE[ow] + where, span[0], span[1]))
         else:
             self._spans.extend((_OTHER, 0, 0, 0, 0))
             self._other[len(self._spans) // _WIDTH - 1] = [index, *encode(result)]
@@ -96,7 +99,11 @@ class PageBuilder:
 
 def at_span(path: str, first: int, last: int) -> str:
     """The canonical resource of lines first..last of `path` (what a sweep reports where evidence stands now)."""
-    return f"{SCHEME}{encode_path(path)}#L{first}-L{last}"
+    return f"{_span_prefix(path)}{first}-L{last}"
+
+
+def _span_prefix(path: str) -> str:
+    return f"{SCHEME}{encode_path(path)}#L"
 
 
 def sweep_context(wiki_dir: str, max_file_bytes: int, ignore_text: str) -> str:
