@@ -598,12 +598,21 @@ class _StoredSnapshot:
         return found.oid if found is not None and found.kind is Kind.FILE and not self._under_symlink(path) else None
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
-        prefix = top.rstrip("/") + "/"
-        for path, found in self._tree.items():
-            if path.startswith(prefix):
-                if self._under_symlink(path):
-                    continue
-                yield path, Entry(found.kind)  # no size: listing a folder reads no blob
+        """Every path under `top` (but under a symlink), listed once per snapshot: a check walks the wiki folder
+        three or four times (its sidecars' blob ids, what to read, the pages), and a listing never changes."""
+        walked = self._walked.get(top)
+        if walked is None:
+            prefix = top.rstrip("/") + "/"
+            walked = self._walked[top] = [
+                (path, Entry(found.kind))  # no size: listing a folder reads no blob
+                for path, found in self._tree.items()
+                if path.startswith(prefix) and not self._under_symlink(path)
+            ]
+        return iter(walked)
+
+    @cached_property
+    def _walked(self) -> dict[str, list[tuple[str, Entry]]]:
+        return {}
 
 
 class CommitSnapshot(_StoredSnapshot):

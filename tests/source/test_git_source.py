@@ -399,6 +399,7 @@ def test_commit_snapshot_walk(linked: GitRepo, git: GitRepository) -> None:
     assert dict(snap.walk("src/")) == walked
     assert set(dict(snap.walk("src/pkg"))) == {"src/pkg/b.py", "src/pkg/sub/c.py"}
     assert list(snap.walk("nowhere")) == []
+    assert dict(snap.walk("src")) == walked  # listed once per folder, walked again as often as asked
 
 
 def test_commit_snapshot_walk_skips_entries_under_a_symlinked_folder(repo: GitRepo, git: GitRepository) -> None:
