@@ -282,7 +282,7 @@ def test_the_redis_url_points_at_the_redis_defined_beside_it(process: Process) -
 def test_each_process_runs_a_command_of_the_cli(process: Process) -> None:
     """`wikiwarden serve` and `wikiwarden worker`, both subcommands of bot.cli (the console script's parser)."""
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts.get(process.command[0]) == "bot.cli:main", f"{process.where}: {process.command[0]} is no script"
+    assert scripts.get(process.command[0]) == "bot.cli:run", f"{process.where}: {process.command[0]} is no script"
     subcommand = ROLES[process.role][0]
     assert process.command[1:] == [subcommand], f"{process.where}: runs {process.command}"
     (commands,) = (action for action in build_parser()._actions if action.dest == "command")
