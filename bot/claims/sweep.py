@@ -255,7 +255,7 @@ class _LazyFiles(Sequence[ChangedFile]):
 
 
 # An evidence record to evaluate: its index among the sweep's records, the record, and its parsed resource.
-_Filed = tuple[int, EvidenceRecord, EvidenceResource]
+_Filed = tuple[int, EvidenceRecord]  # a record's index among the sweep's, and the record
 
 # What a sweep chose to re-check: each page with the claims of it to evaluate.
 Selection = list[tuple[LoadedPage, tuple[Claim, ...]]]
@@ -286,7 +286,7 @@ class Sweeper:
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
         self._paths: dict[str, str] = {}  # a resource's part before `#` → its path (`resource_path`)
-        self._head_affects: dict[str, bool] = {}  # a resource's part before `#` → its file in error or touched
+        self._head_paths: dict[str, str | None] = {}  # a resource's part before `#` → its file (None: in error)
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
@@ -455,15 +455,16 @@ class Sweeper:
         if isinstance(res, Problem):
             return EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
         result: list[EvidenceResult | None] = [None]
-        self._evaluate_file(res.path, [(0, record, res)], result)
+        self._evaluate_file(res.path, [(0, record)], result)
         return result[0]  # type: ignore[return-value]
 
     def _evaluate_file(self, path: str, records: list[_Filed], results: list[EvidenceResult | None]) -> None:
-        """Put the result of each record citing the file at `path` at its index: the file is looked up once."""
+        """Put the result of each record citing the file at `path` at its index: the file is looked up once, and
+        each record's span parsed here (in the process evaluating it: a shared sweep's children parse their own)."""
         current = self.text(self.head, path)
         if type(current) is not FileText or path in self.by_old:
-            for index, record, res in records:
-                results[index] = self._evaluate(record, res, current)
+            for index, record in records:
+                results[index] = self._evaluate_filed(path, record, current)
             if type(current) is FileText:
                 current.forget_hashes()
             return
@@ -473,23 +474,30 @@ class Sweeper:
         lines = len(offsets) - 1
         at = f"{SCHEME}{encode_path(path)}#L"  # the canonical resource of this file, up to its span
         make, fresh, ow_fresh = tuple.__new__, Verdict.FRESH, OpenWikiVerdict.FRESH
-        for index, record, res in records:
-            start, end = res.start, res.end
+        for index, record in records:
             resource, version = record
-            if (
-                start is not None
-                and end is not None
-                and start <= end <= lines
-                and version[21:85] == sha256(data[offsets[start - 1] : offsets[end]]).hexdigest()
-                and canonical_selected_count(version) == end - start + 1
-            ):
-                canonical = f"{at}{start}-L{end}"
-                resource_now = resource if canonical == resource else canonical  # the stored string, not a copy
-                fields = (resource, version, fresh, ow_fresh, (start, end), resource_now, version)
-                results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
-            else:
-                results[index] = self._evaluate(record, res, current)
+            _, sep, fragment = resource.partition("#")
+            if sep:
+                start, end = resource_span(fragment)
+                if (
+                    end <= lines
+                    and version[21:85] == sha256(data[offsets[start - 1] : offsets[end]]).hexdigest()
+                    and canonical_selected_count(version) == end - start + 1
+                ):
+                    canonical = f"{at}{start}-L{end}"
+                    resource_now = resource if canonical == resource else canonical  # the stored string, not a copy
+                    fields = (resource, version, fresh, ow_fresh, (start, end), resource_now, version)
+                    results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
+                    continue
+            results[index] = self._evaluate_filed(path, record, current)
         current.forget_hashes()  # every record citing the file is answered
+
+    def _evaluate_filed(self, path: str, record: EvidenceRecord, current: FileText | Problem | None) -> EvidenceResult:
+        """A record filed under the file at `path` (`_cited_path`: its path and span parse), evaluated in the
+        general case."""
+        _, sep, fragment = record.resource.partition("#")
+        span = resource_span(fragment) if sep else (None, None)
+        return self._evaluate(record, EvidenceResource(path, *span), current)
 
     def _evaluate_forked(
         self, paths: list[str], by_path: dict[str, list[_Filed]], results: list[EvidenceResult | None], parts: int
@@ -527,7 +535,7 @@ class Sweeper:
         for path in paths:
             self._evaluate_file(path, by_path[path], results)
             file = (path, "") if type(texts.get(path)) is FileText else None
-            for index, _, _ in by_path[path]:
+            for index, _ in by_path[path]:
                 answers.add(file, results[index])
         return pickle.dumps(answers.build(), protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -540,7 +548,7 @@ class Sweeper:
     ) -> None:
         """Put a child's answers for the records citing `paths` in `results`; a file any of whose records it did
         not answer (or a child that failed) is evaluated here."""
-        filed = [record for path in paths for _, record, _ in by_path[path]]
+        filed = [record for path in paths for _, record in by_path[path]]
         answered: list[EvidenceResult | None] = [None] * len(filed)
         if answer is not None:
             import pickle  # noqa: PLC0415
@@ -555,7 +563,7 @@ class Sweeper:
             if None in got:
                 self._evaluate_file(path, mine, results)
                 continue
-            for (index, _, _), result in zip(mine, got, strict=True):
+            for (index, _), result in zip(mine, got, strict=True):
                 results[index] = result
             self._read_elsewhere.add(path)
 
@@ -631,30 +639,34 @@ class Sweeper:
         """Whether a record of the claim is in error or cites a touched file. Decided per file (a resource's part
         before `#`, however many ranges name it) and per span (memoised): a diff-aware sweep asks this of every
         record of the sidecars it read, and re-checks only a few."""
-        affects = self._head_affects
+        touched, head_paths = self.touched_paths, self._head_paths
         for record in claim.evidence:
             head, sep, fragment = record.resource.partition("#")
-            affected = affects.get(head)
-            if affected is None:
-                affected = affects[head] = self._file_affected(head)
-            if affected:
+            path = head_paths[head] if head in head_paths else self._head_path(head)
+            if path is None or path in touched or (sep and not _span_parses(fragment)):
                 return True
-            if sep:
-                try:
-                    resource_span(fragment)
-                except EvidenceResourceError:
-                    return True
         return False
 
-    def _file_affected(self, head: str) -> bool:
-        """Whether every resource whose part before `#` is `head` is in error or cites a touched file, whatever its
-        span: its path does not parse, is touched, or cannot be evidence (the reason is worded when re-checked)."""
+    def _head_path(self, head: str) -> str | None:
+        """The file every resource whose part before `#` is `head` cites, whatever its span; None when they are all
+        in error (the path does not parse, or cannot be evidence: the reason is worded from the whole resource)."""
+        found: str | None = None
         try:
-            path = self._paths.get(head) or resource_path(head)
+            path = self._paths[head] = self._paths.get(head) or resource_path(head)
         except EvidenceResourceError:
-            return True
-        self._paths[head] = path
-        return path in self.touched_paths or self._path_problem(EvidenceResource(path, None, None)) is not None
+            pass
+        else:
+            if self._path_problem(EvidenceResource(path, None, None)) is None:
+                found = path
+        self._head_paths[head] = found
+        return found
+
+    def _cited_path(self, resource: str) -> str | None:
+        """The file a resource cites, None when it is in error: its path through `_head_path`, its span through
+        the span parser's own memo (no resource object made: a full sweep files 134k records at 100k claims)."""
+        head, sep, fragment = resource.partition("#")
+        path = self._head_paths[head] if head in self._head_paths else self._head_path(head)
+        return path if path is not None and (not sep or _span_parses(fragment)) else None
 
     def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:
         """(page, claim id) → why the id is in error: claim ids must be unique across the wiki."""
@@ -699,9 +711,7 @@ class Sweeper:
         every record the verdict cache answers), and when the change touched one of them, both sides of every
         file of the change (a span it deleted is looked for among the lines it added anywhere). Pure: a remote
         source fetches these before `run`."""
-        plan = self._plan(wiki)
-        pending = [record for record, result in zip(plan.records, plan.results, strict=True) if result is None]
-        cited = self._cited_paths(pending)
+        cited = self._plan(wiki).by_path.keys()
         head = set(cited)
         base: set[str] = set()
         if self.change is not None and any(path in self.by_old for path in cited):
@@ -721,11 +731,28 @@ class Sweeper:
             records = [record for _, claims in chosen for claim in claims for record in claim.evidence]
             results: list[EvidenceResult | None] = [None] * len(records)
             recalled = self._recall(chosen, records, results)
-            self._planned = _Plan(wiki, duplicates, chosen, unaffected_pages, records, results, recalled)
+            by_path = self._file(records, results)
+            self._planned = _Plan(wiki, duplicates, chosen, unaffected_pages, records, results, recalled, by_path)
         return self._planned
 
-    def _cited_paths(self, records: list[EvidenceRecord]) -> set[str]:
-        return {res.path for record in records if type(res := self.resource(record.resource)) is EvidenceResource}
+    def _file(self, records: list[EvidenceRecord], results: list[EvidenceResult | None]) -> dict[str, list[_Filed]]:
+        """Each record not answered yet filed under the file it cites (its path parsed once per file, its span
+        through the span parser's memo, no resource object made); a record in error answered with its error."""
+        by_path: dict[str, list[_Filed]] = {}
+        for index, record in enumerate(records):
+            if results[index] is not None:
+                continue
+            path = self._cited_path(record.resource)
+            if path is None:
+                res = self.resource(record.resource)  # in error: worded from the whole resource
+                if isinstance(res, Problem):
+                    results[index] = EvidenceResult(
+                        record.resource, record.version, Verdict.ERROR, None, error=res.message
+                    )
+                    continue
+                path = res.path
+            by_path.setdefault(path, []).append((index, record))
+        return by_path
 
     def sweep(self, wiki: Wiki | None = None) -> SweepReport:
         """Load the wiki (unless given, loaded by this sweeper) and evaluate it, the cyclic collector paused."""
@@ -735,17 +762,7 @@ class Sweeper:
     def run(self, wiki: Wiki) -> SweepReport:
         plan = self._plan(wiki)
         self._planned = None  # its results are filled in now: another run plans afresh
-        chosen, records, results, recalled = plan.chosen, plan.records, plan.results, plan.recalled
-        # Each resource parsed once, and each record filed under the file it cites.
-        by_path: dict[str, list[_Filed]] = {}
-        for index, record in enumerate(records):
-            if results[index] is not None:
-                continue
-            res = self.resource(record.resource)
-            if isinstance(res, Problem):
-                results[index] = EvidenceResult(record.resource, record.version, Verdict.ERROR, None, error=res.message)
-            else:
-                by_path.setdefault(res.path, []).append((index, record, res))
+        chosen, results, recalled, by_path = plan.chosen, plan.results, plan.recalled, plan.by_path
         self._prefetch(by_path.keys())
         # File by file, so each file's text stays in the processor's cache while it is used.
         paths = sorted(by_path)
@@ -831,8 +848,7 @@ class Sweeper:
                         file = kept.file_of(i)
                         path: str | None = file[0]
                     else:
-                        res = self._resources.get(record.resource)
-                        path = res.path if type(res) is EvidenceResource else None
+                        path = self._cited_path(record.resource)
                         file = files[path] if path is not None else None
                     if cited is not None:
                         cited = _with_path(cited, path, record.resource)
@@ -880,7 +896,8 @@ class Sweeper:
 
 
 class _Plan(NamedTuple):
-    """A sweep's plan: the claims chosen, their records, and the results recalled from the verdict cache so far."""
+    """A sweep's plan: the claims chosen, their records, the results recalled from the verdict cache or in error
+    so far, and the other records filed by the file they cite."""
 
     wiki: Wiki
     duplicates: dict[tuple[str, str], str]
@@ -889,6 +906,7 @@ class _Plan(NamedTuple):
     records: list[EvidenceRecord]
     results: list[EvidenceResult | None]
     recalled: list[_Recalled] | None
+    by_path: dict[str, list[_Filed]]  # the records to evaluate, by the file they cite
 
 
 class _StillStanding(dict[tuple[str, str], bool]):
@@ -927,6 +945,15 @@ class _Recalled(NamedTuple):
     blob: str | None
     kept: PageVerdicts | None
     hits: bytearray
+
+
+def _span_parses(fragment: str) -> bool:
+    """Whether a resource's fragment names lines (through the span parser's memo)."""
+    try:
+        resource_span(fragment)
+    except EvidenceResourceError:
+        return False
+    return True
 
 
 def _with_path(cited: set[str], path: str | None, resource: str) -> set[str] | None:

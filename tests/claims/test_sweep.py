@@ -365,3 +365,93 @@ def test_confirm_follows_a_rename_through_the_change(grounded) -> None:
     claims = _claims(_check(repo, base=None, head=None))  # the working tree, where confirm wrote
     assert claims["run runs all"].verdict is Verdict.FRESH  # type: ignore[attr-defined]
     assert claims["four workers"].verdict is Verdict.UNRESOLVED  # type: ignore[attr-defined]  # not confirmed
+
+
+# -- records filed by the file they cite: each path parsed once, each span where it is evaluated ---------------
+
+
+def _wiki_of(records: dict[str, str]) -> dict[str, bytes]:
+    """One page whose claims each cite one resource; a resource's version is that of its lines (when it names
+    lines of src/a.py that exist), else made up."""
+    from bot.claims.sidecar import Claim, Sidecar, page_version
+    from bot.claims.text import FileText
+    from bot.claims.versions import lines_version
+
+    code = "".join(f"def f{n}():\n    return {n}\n" for n in range(10)).encode()
+    text = FileText(code)
+    page = PAGE.encode()
+    claims = []
+    for n, (statement, resource) in enumerate(records.items()):
+        lines = resource.rpartition("#L")[2].split("-L")
+        version = "repo-lines-v1:sha256:" + "0" * 64 + ":e30"
+        if all(part.isdigit() for part in lines) and len(lines) == 2:
+            version = lines_version(text, int(lines[0]) - 1, int(lines[1]))
+        claims.append(Claim(f"claim_{n:032x}", statement, (EvidenceRecord(resource, version),)))
+    sidecar = render_sidecar(Sidecar(page_version(page), tuple(claims)))
+    return {"src/a.py": code, "src/b.py": code, "openwiki/p.md": page, "openwiki/.claims/p.json": sidecar}
+
+
+ODD_RECORDS = {
+    "plain": "repo://src/a.py#L1-L2",
+    "a dot segment": "repo://src/./a.py#L3-L4",
+    "percent-encoded": "repo://src/%61.py#L5-L6",
+    "backwards span": "repo://src/b.py#L5-L4",
+    "a second fragment": "repo://src/b.py#L1#L2",
+    "the wiki": "repo://openwiki/p.md#L1-L1",
+    "escaping": "repo://src/../../a.py#L1-L2",
+}
+
+
+class _Reads(MemorySnapshot):
+    def __init__(self, files: dict[str, bytes]) -> None:
+        super().__init__(files, label="head")
+        self.read_paths: list[str] = []
+
+    def read(self, path: str) -> bytes:
+        self.read_paths.append(path)
+        return super().read(path)
+
+
+def test_a_file_cited_only_by_records_in_error_is_not_read() -> None:
+    from bot.claims.sweep import Sweeper
+
+    head = _Reads(_wiki_of(ODD_RECORDS))
+    sweeper = Sweeper(head, None, SweepOptions())
+    wiki = sweeper.load()
+    assert sweeper.reads(wiki) == [(head, ["src/a.py"])]  # src/b.py: cited only by spans that do not parse
+    report = sweeper.sweep(wiki)
+    verdicts = {claim.statement: claim.verdict for _, claim in report.claims()}
+    assert verdicts == {
+        "plain": Verdict.FRESH,
+        "a dot segment": Verdict.FRESH,  # where it says, in another spelling (the report names its canonical form)
+        "percent-encoded": Verdict.FRESH,
+        "backwards span": Verdict.ERROR,
+        "a second fragment": Verdict.ERROR,
+        "the wiki": Verdict.ERROR,
+        "escaping": Verdict.ERROR,
+    }
+    errors = {claim.statement: claim.evidence[0].error for _, claim in report.claims() if claim.evidence[0].error}
+    for statement, message in errors.items():
+        try:
+            from bot.claims.resources import parse_resource
+
+            parse_resource(ODD_RECORDS[statement])
+        except ValueError as exc:
+            assert message == str(exc), statement  # worded from the whole resource, as OpenWiki words it
+    assert "src/b.py" not in head.read_paths
+
+
+def test_the_verdict_cache_keeps_each_result_under_the_file_it_cites_whatever_its_spelling() -> None:
+    from bot.claims.sweep import Sweeper
+    from bot.claims.verdict_cache import VerdictCache
+
+    files = _wiki_of(ODD_RECORDS)
+    first = Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions())
+    first.verdicts = VerdictCache(first.verdict_context)
+    report = first.sweep()
+    stored = json.loads(json.dumps(first.verdicts.to_json()))  # as a store writes it and reads it back
+    again = _Reads(files)
+    second = Sweeper(again, None, SweepOptions(), verdicts=VerdictCache.from_json(stored, first.verdict_context))
+    assert second.sweep() == report
+    # Every record citing src/a.py, in any spelling, was answered from the cache: its file was not read again.
+    assert [p for p in again.read_paths if p.startswith("src/")] == []
