@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.claims.snapshot import MemorySnapshot
+
 # Fixtures for any test module: the fake GitHub, the fake OpenAI-compatible server, the fix's shop repository.
 pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures", "fixtools", "clitools"]
 
@@ -79,3 +81,16 @@ def make_repo(tmp_path: Path) -> Callable[..., GitRepo]:
 @pytest.fixture
 def repo(make_repo: Callable[..., GitRepo]) -> GitRepo:
     return make_repo("repo")
+
+
+class ReadsSnapshot(MemorySnapshot):
+    """A snapshot in memory that remembers every file read, in order (in a forked child, its own copy: the parent
+    never sees what a child read)."""
+
+    def __init__(self, files: dict[str, bytes], label: str = "head") -> None:
+        super().__init__(files, label=label)
+        self.read_paths: list[str] = []
+
+    def read(self, path: str) -> bytes:
+        self.read_paths.append(path)
+        return super().read(path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from apptools import grounded
+from conftest import ReadsSnapshot
 
 from bot.claims.citations import EvidenceIndex, cited_paths, may_cite
 from bot.claims.ignore import IGNORE_FILE
@@ -68,16 +69,6 @@ def test_the_index_keeps_apart_what_it_learnt() -> None:
         index.cited("c")
 
 
-class Reads(MemorySnapshot):
-    def __init__(self, files: dict[str, bytes], label: str) -> None:
-        super().__init__(files, label=label)
-        self.read_paths: list[str] = []
-
-    def read(self, path: str) -> bytes:
-        self.read_paths.append(path)
-        return super().read(path)
-
-
 def _change(path: str) -> tuple[dict[str, bytes], dict[str, bytes], Change]:
     base = grounded(CODE, CLAIMS)
     head = dict(base)
@@ -104,7 +95,7 @@ def test_a_full_sweep_teaches_what_every_sidecar_cites() -> None:
 def test_a_diff_aware_sweep_reads_only_the_sidecars_the_index_shows_citing_the_change() -> None:
     base, files, change = _change("src/m3.py")
     index = _full_sweep_index(base)  # the sidecars did not change: the index of the base serves the head
-    head = Reads(files, "head")
+    head = ReadsSnapshot(files)
     plain = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
     reads = wiki_reads(head, "openwiki", change, SweepOptions(), index)
     assert [p for p in reads if p.endswith(".json")] == ["openwiki/.claims/p2.json", "openwiki/.claims/p3.json"]
@@ -118,7 +109,7 @@ def test_without_an_index_entry_the_sidecar_is_read_and_learnt() -> None:
     base, files, change = _change("src/m3.py")
     index = _full_sweep_index(base)
     files["openwiki/.claims/p5.json"] = files["openwiki/.claims/p5.json"].replace(b'"f5"', b'"f5 again"')  # a new blob
-    head = Reads(files, "head")
+    head = ReadsSnapshot(files)
     report = Sweeper(head, change, SweepOptions(), index=index).sweep()
     assert report == Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
     assert "openwiki/.claims/p5.json" in head.read_paths  # the index could not answer for it

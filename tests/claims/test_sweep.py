@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GitRepo
+from conftest import GitRepo, ReadsSnapshot
 
 from bot.claims import Verdict
 from bot.claims.options import SweepOptions
@@ -402,20 +402,10 @@ ODD_RECORDS = {
 }
 
 
-class _Reads(MemorySnapshot):
-    def __init__(self, files: dict[str, bytes]) -> None:
-        super().__init__(files, label="head")
-        self.read_paths: list[str] = []
-
-    def read(self, path: str) -> bytes:
-        self.read_paths.append(path)
-        return super().read(path)
-
-
 def test_a_file_cited_only_by_records_in_error_is_not_read() -> None:
     from bot.claims.sweep import Sweeper
 
-    head = _Reads(_wiki_of(ODD_RECORDS))
+    head = ReadsSnapshot(_wiki_of(ODD_RECORDS))
     sweeper = Sweeper(head, None, SweepOptions())
     wiki = sweeper.load()
     assert sweeper.reads(wiki) == [(head, ["src/a.py"])]  # src/b.py: cited only by spans that do not parse
@@ -450,7 +440,7 @@ def test_the_verdict_cache_keeps_each_result_under_the_file_it_cites_whatever_it
     first.verdicts = VerdictCache(first.verdict_context)
     report = first.sweep()
     stored = json.loads(json.dumps(first.verdicts.to_json()))  # as a store writes it and reads it back
-    again = _Reads(files)
+    again = ReadsSnapshot(files)
     second = Sweeper(again, None, SweepOptions(), verdicts=VerdictCache.from_json(stored, first.verdict_context))
     assert second.sweep() == report
     # Every record citing src/a.py, in any spelling, was answered from the cache: its file was not read again.

@@ -8,6 +8,7 @@ import os
 import orjson
 import pytest
 from apptools import grounded
+from conftest import ReadsSnapshot
 from sweeptools import CLAIMS, CODE, every_kind_of_result, sweeper_of
 
 from bot.claims.report import report_json_chunks
@@ -35,16 +36,7 @@ def test_a_forked_sweep_reports_what_one_process_does() -> None:
 
 
 def test_children_answer_and_the_parent_reads_only_its_own_share() -> None:
-    class Reads(MemorySnapshot):
-        def __init__(self, files: dict[str, bytes]) -> None:
-            super().__init__(files, label="head")
-            self.read_paths: list[str] = []
-
-        def read(self, path: str) -> bytes:
-            self.read_paths.append(path)  # in a child, its own copy: the parent never sees it
-            return super().read(path)
-
-    head = Reads(grounded(CODE, CLAIMS))
+    head = ReadsSnapshot(grounded(CODE, CLAIMS))  # what a child reads, it records in its own copy
     sweeper = sweeper_of(head, 2)
     wiki = sweeper.load()
     head.read_paths.clear()

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 from apptools import grounded
+from conftest import ReadsSnapshot
 
 from bot.claims.citations import EvidenceIndex
 from bot.claims.options import SweepOptions
@@ -42,18 +43,6 @@ def wiki() -> dict[str, bytes]:
     return grounded(CODE, CLAIMS)
 
 
-class Reads(MemorySnapshot):
-    """A snapshot that remembers every file read."""
-
-    def __init__(self, files: dict[str, bytes]) -> None:
-        super().__init__(files, label="head")
-        self.read_paths: list[str] = []
-
-    def read(self, path: str) -> bytes:
-        self.read_paths.append(path)
-        return super().read(path)
-
-
 def cold(files: dict[str, bytes]) -> SweepReport:
     return Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions()).sweep()
 
@@ -65,10 +54,10 @@ def stored(cache: VerdictCache) -> Any:
 
 def warm(
     files: dict[str, bytes], kept: Any = None, index: EvidenceIndex | None = None
-) -> tuple[SweepReport, VerdictCache, Reads]:
+) -> tuple[SweepReport, VerdictCache, ReadsSnapshot]:
     """A full sweep of `files` with the cache a store read (`kept`, JSON) and an evidence index, as the check use
     case runs it."""
-    head = Reads(files)
+    head = ReadsSnapshot(files)
     sweeper = Sweeper(head, None, SweepOptions(), index=index if index is not None else EvidenceIndex())
     sweeper.verdicts = VerdictCache.from_json(kept, sweeper.verdict_context)
     wiki_ = sweeper.load()
@@ -76,7 +65,7 @@ def warm(
     return sweeper.sweep(wiki_), sweeper.verdicts, head
 
 
-def code_reads(head: Reads) -> set[str]:
+def code_reads(head: ReadsSnapshot) -> set[str]:
     return {p for p in head.read_paths if p.startswith("src/")}
 
 
@@ -149,7 +138,7 @@ def test_a_file_turned_symlink_is_not_answered_from_the_cache() -> None:
     before = wiki()
     _, cache, _ = warm(before)
     after = _without(before, "src/log.py")
-    head = Reads(after)
+    head = ReadsSnapshot(after)
     head.symlinks = {"src/log.py": "elsewhere.py"}
     sweeper = Sweeper(head, None, SweepOptions())
     sweeper.verdicts = VerdictCache.from_json(stored(cache), sweeper.verdict_context)
@@ -335,7 +324,7 @@ def test_after_every_file_moved_the_old_pages_are_let_go_and_the_moves_kept_as_f
     files = wiki()
     _, cache, _ = warm(files)
     moved = {p: (b"# one\n# two\n" + c if p.startswith("src/") else c) for p, c in files.items()}
-    head = Reads(moved)
+    head = ReadsSnapshot(moved)
     sweeper = Sweeper(head, None, SweepOptions(), index=EvidenceIndex())
     sweeper.verdicts = VerdictCache.from_json(stored(cache), sweeper.verdict_context)
     assert len(sweeper.verdicts) == 2
