@@ -12,11 +12,11 @@ will hold (staged edits, not unstaged ones).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import re
 import stat
 import subprocess
+import sys
 import threading
 import weakref
 from collections import deque
@@ -112,8 +112,10 @@ class _CatFile:
             stderr=subprocess.DEVNULL,
             env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # a lazy fetch must never wait for a password
         )
-        if self._contents and hasattr(fcntl, "F_SETPIPE_SZ") and process.stdout is not None:
-            with contextlib.suppress(OSError):  # room for git to read ahead a few objects (Linux; best effort)
+        if self._contents and sys.platform == "linux" and process.stdout is not None:
+            import fcntl  # noqa: PLC0415 - Linux only: elsewhere the pipe keeps its size
+
+            with contextlib.suppress(OSError):  # room for git to read ahead a few objects (best effort)
                 fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         return process
 
