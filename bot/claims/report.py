@@ -252,18 +252,19 @@ def _page_json(page: PageResult) -> dict[str, Any]:
                 "error": claim.error,
                 "evidence": [
                     {
-                        "resource": e.resource,
-                        "verdict": e.verdict,
-                        "openwiki_verdict": e.openwiki_verdict,
-                        "span": list(e.span) if e.span else None,
-                        "resource_now": e.resource_now,
-                        "version_now": e.version_now,
-                        "touched": e.touched,
-                        "error": e.error,
-                        "old_text": e.old_text,
-                        "new_text": e.new_text,
+                        "resource": resource,
+                        "verdict": verdict,
+                        "openwiki_verdict": ow,
+                        "span": list(span) if span else None,
+                        "resource_now": now,
+                        "version_now": version_now,
+                        "touched": touched,
+                        "error": error,
+                        "old_text": old,
+                        "new_text": new,
                     }
-                    for e in claim.evidence
+                    # unpacked, not read field by field: a full sweep lists every record
+                    for resource, _, verdict, ow, span, now, version_now, touched, error, old, new, _ in claim.evidence
                 ],
             }
             for claim in page.claims

@@ -67,3 +67,10 @@ def test_streaming_needs_the_key_as_an_empty_list_at_the_top() -> None:
     for head in ({"pages": [1]}, {"inner": {"pages": []}}, {}):
         with pytest.raises(ValueError, match="'pages' must be an empty list"):
             list(dumps_chunks(head, "pages", []))
+
+
+def test_an_item_is_cut_from_its_frame_whatever_the_key_spells() -> None:
+    for key in ('pagés "quoted"\n', "caf\udce9", "k"):
+        head = {"before": 1, key: [], "after": [2]}
+        items = [{"a": [1, {"b": "x\ny"}]}, "s", {"caf\udce9": 1}]
+        assert b"".join(dumps_chunks(head, key, iter(items))) == dumps_bytes(head | {key: items}), key
