@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pyuca import Collator  # type: ignore[import-untyped]
 
-from bot.claims.collation import collation_key
+from bot.claims.collation import as_text, collation_key
 
 GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "golden" / "locale_order.json").read_text("utf-8"))
 ORDER: list[str] = GOLDEN["order"]
@@ -107,8 +107,8 @@ def test_known_divergences_from_icu(first: str, second: str) -> None:
 _PYUCA = Collator()
 
 
-def _pyuca_key(value: str) -> tuple[int, ...]:
-    return tuple(_PYUCA.sort_key(value))
+def _pyuca_key(value: str) -> str:
+    return as_text(_PYUCA.sort_key(value))
 
 
 def test_every_ascii_character_and_pair_keys_as_pyuca_does() -> None:
@@ -142,3 +142,10 @@ def test_check_does_not_build_pyucas_collator_for_ascii_paths() -> None:
         "assert 'pyuca' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@given(st.text(max_size=12), st.text(alphabet=st.characters(max_codepoint=127), max_size=12) | st.text(max_size=12))
+def test_keys_written_as_text_order_as_pyucas_weights_do(first: str, second: str) -> None:
+    weights = tuple(_PYUCA.sort_key(first)), tuple(_PYUCA.sort_key(second))
+    assert (collation_key(first)[0] < collation_key(second)[0]) == (weights[0] < weights[1])
+    assert (collation_key(first)[0] == collation_key(second)[0]) == (weights[0] == weights[1])
