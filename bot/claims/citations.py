@@ -9,7 +9,7 @@ them. A sidecar the index has not seen yet is read, and learnt.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from .errors import EvidenceResourceError
 from .resources import SCHEME, parse_resource
@@ -38,7 +38,7 @@ def cited_paths(data: bytes) -> frozenset[str] | None:
     return frozenset(paths)
 
 
-def may_cite(cited: frozenset[str] | None, touched: set[str]) -> bool:
+def may_cite(cited: frozenset[str] | None, touched: Collection[str]) -> bool:
     """Whether a sidecar citing `cited` (None: anything) can cite a file of `touched`."""
     return cited is None or not cited.isdisjoint(touched)
 
@@ -47,28 +47,70 @@ def may_cite(cited: frozenset[str] | None, touched: set[str]) -> bool:
 Cited = frozenset[str] | None
 
 
+class StoredCitations:
+    """Stored index entries as numbers into one table of paths, decoded only when asked for: a 1,000-page wiki's
+    entries hold 134k numbers, and whether a sidecar can cite a change is told from the change's own numbers."""
+
+    def __init__(self, paths: Sequence[str], sidecars: Mapping[str, Sequence[int] | None]) -> None:
+        self.paths = paths  # numbers checked by whoever read them: each in range
+        self.sidecars = sidecars
+        self._number: dict[str, int] | None = None
+        self._asked: tuple[frozenset[str], frozenset[int]] | None = None  # the last paths given in numbers
+
+    def decoded(self, blob_id: str) -> Cited:
+        numbers = self.sidecars[blob_id]
+        return None if numbers is None else frozenset(map(self.paths.__getitem__, numbers))
+
+    def numbers(self, paths: Collection[str]) -> frozenset[int]:
+        """The numbers of those of `paths` the table holds (a path it lacks is cited by no stored entry)."""
+        key = frozenset(paths)
+        if self._asked is None or self._asked[0] != key:
+            if self._number is None:
+                self._number = {path: n for n, path in enumerate(self.paths)}
+            number = self._number
+            self._asked = (key, frozenset(number[path] for path in key if path in number))
+        return self._asked[1]
+
+
 class EvidenceIndex:
     """Sidecar blob id → the files it cites. What a sweep learns is kept apart (`learnt`), so a store adds only
-    that."""
+    that; what a store gives as numbers (`stored`) is decoded entry by entry, when asked for."""
 
-    def __init__(self, entries: Mapping[str, Cited] | None = None) -> None:
+    def __init__(self, entries: Mapping[str, Cited] | None = None, stored: StoredCitations | None = None) -> None:
         self._entries: dict[str, Cited] = dict(entries or {})
+        self._stored = stored if stored is not None else StoredCitations((), {})
+        self._unstored = sum(blob not in self._stored.sidecars for blob in self._entries)  # counted for `len`
         self.learnt: dict[str, Cited] = {}
 
     def __contains__(self, blob_id: object) -> bool:
-        return blob_id in self._entries
+        return blob_id in self._entries or blob_id in self._stored.sidecars
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._stored.sidecars) + self._unstored
 
     def cited(self, blob_id: str) -> Cited:
         """What the sidecar cites; KeyError when the index has not seen it."""
-        return self._entries[blob_id]
+        if blob_id in self._entries:
+            return self._entries[blob_id]
+        cited = self._entries[blob_id] = self._stored.decoded(blob_id)
+        return cited
+
+    def may_cite(self, blob_id: str, touched: Collection[str]) -> bool:
+        """Whether the sidecar can cite a file of `touched` (`may_cite` of what it cites, a stored entry asked in
+        its numbers); KeyError when the index has not seen it."""
+        if blob_id in self._entries:
+            return may_cite(self._entries[blob_id], touched)
+        numbers = self._stored.sidecars[blob_id]
+        return numbers is None or not self._stored.numbers(touched).isdisjoint(numbers)
 
     def learn(self, blob_id: str, cited: Cited) -> None:
         """Record what the sidecar with this blob id cites (from its bytes, or from its parsed records)."""
-        if blob_id not in self._entries:
+        if blob_id not in self:
             self._entries[blob_id] = self.learnt[blob_id] = cited
+            self._unstored += 1
 
     def items(self) -> Iterable[tuple[str, Cited]]:
+        """Every entry, decoded."""
+        for blob_id in self._stored.sidecars:
+            self.cited(blob_id)
         return self._entries.items()

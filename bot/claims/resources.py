@@ -188,7 +188,12 @@ def canonical_resource(resource: str) -> str:
     return parse_resource(resource).canonical
 
 
+def escapes(path: str) -> bool:
+    """Whether a parsed path leaves the repository: the bare `..` the parser lets through."""
+    return path == ".." or path.startswith("../")
+
+
 def check_contained(resource: EvidenceResource) -> None:
     """The resolver's containment check, which catches the bare `..` the parser lets through."""
-    if resource.path == ".." or resource.path.startswith("../"):
+    if escapes(resource.path):
         raise EvidenceResourceError(f"Invalid evidence resource: path escapes the repository: {resource.canonical}")

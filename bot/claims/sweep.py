@@ -41,6 +41,7 @@ from .resources import (
     EvidenceResource,
     check_contained,
     encode_path,
+    escapes,
     parse_resource,
     resource_path,
     resource_span,
@@ -151,14 +152,14 @@ def wiki_reads(
     """The files a sweep reads before anything else: the ignore file and every sidecar of the wiki, but those the
     evidence index shows a diff-aware sweep of `change` need not read."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
-    scoped = is_scoped(change, options or SweepOptions())
+    touched = change.paths if change is not None and index and is_scoped(change, options or SweepOptions()) else None
     paths = [
         path
         for path, entry in snapshot.walk(wiki_dir)
         if entry.kind is Kind.FILE
         and is_sidecar(path, wiki_dir)
         and not _oversized_sidecar(entry.size)
-        and not (scoped and change is not None and index and cannot_cite(snapshot, path, wiki_dir, change.paths, index))
+        and not (touched is not None and index is not None and cannot_cite(snapshot, path, wiki_dir, touched, index))
     ]
     return [IGNORE_FILE, *paths]
 
@@ -183,7 +184,7 @@ def cannot_cite(snapshot: Snapshot, sidecar_path: str, wiki_dir: str, touched: s
     if sidecar_path in touched or page_for(sidecar_path, wiki_dir) in touched:
         return False
     blob = snapshot.blob_id(sidecar_path)
-    return blob is not None and blob in index and not may_cite(index.cited(blob), touched)
+    return blob is not None and blob in index and not index.may_cite(blob, touched)
 
 
 def _oversized_sidecar(size: int | None) -> bool:
@@ -287,6 +288,7 @@ class Sweeper:
         self._resources: dict[str, EvidenceResource | Problem] = {}
         self._paths: dict[str, str] = {}  # a resource's part before `#` → its path (`resource_path`)
         self._head_paths: dict[str, str | None] = {}  # a resource's part before `#` → its file (None: in error)
+        self._spans: dict[str, bool] = {}  # a resource's part after `#` → whether it names lines
         self._path_problems: dict[str, Problem | None] = {}
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
@@ -383,10 +385,14 @@ class Sweeper:
             check_contained(res)
         except EvidenceResourceError as exc:
             return Problem(str(exc))
-        if res.path == self.wiki_dir or res.path.startswith(self.wiki_dir + "/"):
-            return Problem(f"evidence must be code, not the wiki itself: {res.path}")
-        if self.ignore and self.ignore.ignored(res.path):
-            return Problem(f"{res.path} is excluded by {IGNORE_FILE}")
+        return self._file_problem(res.path)
+
+    def _file_problem(self, path: str) -> Problem | None:
+        """Why evidence cannot cite a path that stays in the repository (the wiki itself, ignored), or None."""
+        if path == self.wiki_dir or path.startswith(self.wiki_dir + "/"):
+            return Problem(f"evidence must be code, not the wiki itself: {path}")
+        if self.ignore and self.ignore.ignored(path):
+            return Problem(f"{path} is excluded by {IGNORE_FILE}")
         return None
 
     def changed_file(self, change: FileChange) -> ChangedFile:
@@ -625,27 +631,42 @@ class Sweeper:
     def _may_cite_change(self, sidecar_path: str, data: bytes) -> bool:
         """Whether a sidecar can cite a file the change touched, decided on its bytes without parsing (and what
         it cites learnt by the evidence index)."""
+        touched = self.touched_paths
         blob = self.head.blob_id(sidecar_path) if self.index is not None else None
         if self.index is not None and blob is not None and blob in self.index:
-            cited = self.index.cited(blob)
+            cites = self.index.may_cite(blob, touched)
         else:
             cited = cited_paths(data)
             if self.index is not None and blob is not None:
                 self.index.learn(blob, cited)
-        touched = self.touched_paths
-        return sidecar_path in touched or page_for(sidecar_path, self.wiki_dir) in touched or may_cite(cited, touched)
+            cites = may_cite(cited, touched)
+        return cites or sidecar_path in touched or page_for(sidecar_path, self.wiki_dir) in touched
 
-    def _claim_affected(self, claim: Claim) -> bool:
-        """Whether a record of the claim is in error or cites a touched file. Decided per file (a resource's part
-        before `#`, however many ranges name it) and per span (memoised): a diff-aware sweep asks this of every
-        record of the sidecars it read, and re-checks only a few."""
-        touched, head_paths = self.touched_paths, self._head_paths
-        for record in claim.evidence:
-            head, sep, fragment = record.resource.partition("#")
-            path = head_paths[head] if head in head_paths else self._head_path(head)
-            if path is None or path in touched or (sep and not _span_parses(fragment)):
-                return True
-        return False
+    def _affected(self, page: str, claims: tuple[Claim, ...], duplicates: dict[tuple[str, str], str]) -> list[Claim]:
+        """The claims of a page with a record in error or citing a touched file, or whose id clashes. Decided per
+        file (a resource's part before `#`, however many ranges name it) and per span (both memoised): a
+        diff-aware sweep asks this of every record of the sidecars it read, and re-checks only a few."""
+        touched, head_paths, spans = self.touched_paths, self._head_paths, self._spans
+        affected = []
+        for claim in claims:
+            for record in claim.evidence:
+                head, sep, fragment = record.resource.partition("#")
+                path = head_paths.get(head, _UNSEEN)
+                if path is _UNSEEN:
+                    path = self._head_path(head)
+                if path is None or path in touched:
+                    break
+                if sep:
+                    parses = spans.get(fragment)
+                    if parses is None:
+                        parses = spans[fragment] = _span_parses(fragment)
+                    if not parses:
+                        break
+            else:
+                if (page, claim.id) not in duplicates:
+                    continue
+            affected.append(claim)
+        return affected
 
     def _head_path(self, head: str) -> str | None:
         """The file every resource whose part before `#` is `head` cites, whatever its span; None when they are all
@@ -656,7 +677,7 @@ class Sweeper:
         except EvidenceResourceError:
             pass
         else:
-            if self._path_problem(EvidenceResource(path, None, None)) is None:
+            if not escapes(path) and self._file_problem(path) is None:
                 found = path
         self._head_paths[head] = found
         return found
@@ -665,8 +686,15 @@ class Sweeper:
         """The file a resource cites, None when it is in error: its path through `_head_path`, its span through
         the span parser's own memo (no resource object made: a full sweep files 134k records at 100k claims)."""
         head, sep, fragment = resource.partition("#")
-        path = self._head_paths[head] if head in self._head_paths else self._head_path(head)
-        return path if path is not None and (not sep or _span_parses(fragment)) else None
+        path = self._head_paths.get(head, _UNSEEN)
+        if path is _UNSEEN:
+            path = self._head_path(head)
+        if path is None or not sep:
+            return path
+        parses = self._spans.get(fragment)
+        if parses is None:
+            parses = self._spans[fragment] = _span_parses(fragment)
+        return path if parses else None
 
     def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:
         """(page, claim id) → why the id is in error: claim ids must be unique across the wiki."""
@@ -699,7 +727,7 @@ class Sweeper:
             claims = page.sidecar.claims if page.sidecar else ()
             whole = not self.scoped or page.page in self.touched_paths or page.sidecar_path in self.touched_paths
             if not whole:
-                claims = tuple(c for c in claims if (page.page, c.id) in duplicates or self._claim_affected(c))
+                claims = tuple(self._affected(page.page, claims, duplicates))
             if page.sidecar is not None and not claims and not whole:
                 unaffected_pages += 1
                 continue
@@ -945,6 +973,9 @@ class _Recalled(NamedTuple):
     blob: str | None
     kept: PageVerdicts | None
     hits: bytearray
+
+
+_UNSEEN = "\0"  # not in the memo of files yet (None is an answer; a path holding a control character is refused)
 
 
 def _span_parses(fragment: str) -> bool:

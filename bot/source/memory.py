@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import orjson
 from cachetools import LRUCache
 
-from ..claims.citations import Cited, EvidenceIndex
+from ..claims.citations import Cited, EvidenceIndex, StoredCitations
 from ..claims.verdict_cache import VerdictCache
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class GitDirMemory:
     def __init__(self, folder: Path, warn: Callable[[str], None] = log.warning) -> None:
         self.folder = folder
         self._warn = warn  # the command line prints a problem on its error stream; the default logs it
-        self._entries: dict[str, Cited] | None = None
+        self._citations: StoredCitations | None = None
         self._verdicts: VerdictCache | None = None
         self._write_failed = False
 
@@ -97,28 +97,30 @@ class GitDirMemory:
             self._warn(f"{path} could not be read ({exc}): the sweep runs without it")
             return None
 
-    def _entries_stored(self) -> dict[str, Cited]:
+    def _stored(self) -> StoredCitations:
         """The stored index: each sidecar's cited paths as numbers into one table of paths (a 1,000-page wiki
-        cites the same few thousand files over and over: a tenth of the bytes, one string per path)."""
-        if self._entries is None:
-            self._entries = {}
+        cites the same few thousand files over and over: a tenth of the bytes, one string per path), checked
+        at C speed and decoded only when asked for."""
+        if self._citations is None:
+            self._citations = StoredCitations([], {})
             raw = self._read(INDEX_FILE)
             if not isinstance(raw, dict) or raw.get("format") != INDEX_FORMAT:
-                return self._entries
+                return self._citations
             paths, sidecars = raw.get("paths"), raw.get("sidecars")
             if type(paths) is not list or not all(type(p) is str for p in paths) or type(sidecars) is not dict:
-                return self._entries
-            path_of = paths.__getitem__
-            for blob, value in sidecars.items():
-                if value is None:
-                    self._entries[blob] = None
-                elif type(value) is list and _numbers_below(value, len(paths)):
-                    self._entries[blob] = frozenset(map(path_of, value))  # at C speed: 134k paths on 1,000 pages
-        return self._entries
+                return self._citations
+            valid = {
+                blob: value
+                for blob, value in sidecars.items()
+                if value is None or (type(value) is list and _numbers_below(value, len(paths)))
+            }
+            self._citations = StoredCitations(paths, valid)
+        return self._citations
 
     async def index(self, sidecar_blobs: Collection[str]) -> EvidenceIndex:
-        entries = self._entries_stored()
-        return EvidenceIndex({blob: entries[blob] for blob in sidecar_blobs if blob in entries})
+        stored = self._stored()
+        known = stored.sidecars
+        return EvidenceIndex(stored=StoredCitations(stored.paths, {b: known[b] for b in sidecar_blobs if b in known}))
 
     async def verdicts(self, context: str) -> VerdictCache:
         self._verdicts = VerdictCache.from_json(self._read(VERDICTS_FILE), context)
@@ -126,7 +128,8 @@ class GitDirMemory:
 
     async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
         if index.learnt:
-            entries = self._entries_stored()
+            stored = self._stored()
+            entries = {blob: stored.decoded(blob) for blob in stored.sidecars}
             entries.update(index.learnt)
             for blob in list(entries)[: max(0, len(entries) - MAX_INDEX_ENTRIES)]:
                 del entries[blob]  # the oldest first: dicts keep their order of insertion

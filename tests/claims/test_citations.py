@@ -8,7 +8,7 @@ import pytest
 from apptools import grounded
 from conftest import ReadsSnapshot
 
-from bot.claims.citations import EvidenceIndex, cited_paths, may_cite
+from bot.claims.citations import EvidenceIndex, StoredCitations, cited_paths, may_cite
 from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
 from bot.claims.sidecar import Claim, EvidenceRecord, parse_sidecar, render_sidecar
@@ -67,6 +67,58 @@ def test_the_index_keeps_apart_what_it_learnt() -> None:
     assert dict(index.items()) == {"a": {"x.py"}, "b": None}
     with pytest.raises(KeyError):
         index.cited("c")
+
+
+def _stored_index() -> EvidenceIndex:
+    paths = ["src/a.py", "src/b.py", "src/c.py"]
+    return EvidenceIndex(
+        {"known": frozenset({"src/d.py"})}, StoredCitations(paths, {"s1": [0, 1], "s2": [2], "s3": None, "s4": []})
+    )
+
+
+@pytest.mark.parametrize(
+    "touched",
+    [set(), {"src/a.py"}, {"src/c.py"}, {"src/b.py", "src/z.py"}, {"src/d.py"}, {"src/z.py"}, {"src/a.py", "src/c.py"}],
+)
+def test_a_stored_entry_tells_what_it_may_cite_in_numbers_as_its_paths_would(
+    touched: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoded = _stored_index()
+    expected = {blob: may_cite(decoded.cited(blob), touched) for blob in ("known", "s1", "s2", "s3", "s4")}
+    index = _stored_index()
+
+    def no_decoding(self: StoredCitations, blob_id: str) -> None:
+        raise AssertionError(f"{blob_id} decoded")
+
+    monkeypatch.setattr(StoredCitations, "decoded", no_decoding)
+    assert {blob: index.may_cite(blob, touched) for blob in expected} == expected
+    assert {blob: index.may_cite(blob, {"src/c.py"}) for blob in expected} == {  # asked again with other paths
+        "known": False,
+        "s1": False,
+        "s2": True,
+        "s3": True,
+        "s4": False,
+    }
+    with pytest.raises(KeyError):
+        index.may_cite("unknown", touched)
+
+
+def test_a_stored_entry_is_decoded_when_asked_for_and_never_learnt_again() -> None:
+    index = _stored_index()
+    assert "s1" in index and "s3" in index and "unknown" not in index and len(index) == 5
+    index.learn("new", None)
+    assert len(index) == 6 and index.learnt == {"new": None}
+    del index.learnt["new"]
+    assert index.cited("s1") == {"src/a.py", "src/b.py"} and index.cited("s3") is None and index.cited("s4") == set()
+    index.learn("s2", frozenset({"src/other.py"}))  # stored already: kept as it was
+    assert index.learnt == {} and index.cited("s2") == {"src/c.py"}
+    assert dict(index.items()) == {
+        "known": {"src/d.py"},
+        "s1": {"src/a.py", "src/b.py"},
+        "s2": {"src/c.py"},
+        "s3": None,
+        "s4": set(),
+    }
 
 
 def _change(path: str) -> tuple[dict[str, bytes], dict[str, bytes], Change]:

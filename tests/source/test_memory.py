@@ -16,7 +16,7 @@ from arq.connections import ArqRedis
 from conftest import GitRepo
 from processes import free_port, redis_server, redis_url
 
-from bot.claims.citations import Cited, EvidenceIndex
+from bot.claims.citations import Cited, EvidenceIndex, StoredCitations
 from bot.claims.results import EvidenceResult, SweepReport
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.text import FileText
@@ -107,6 +107,16 @@ async def test_each_path_is_stored_once_however_many_sidecars_cite_it(tmp_path: 
         B: frozenset({"src/b.py"}),
         C: None,
     }
+
+
+async def test_a_stored_entry_answers_whether_it_may_cite_a_change_without_being_decoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"src/a.py", "src/b.py"}), B: None, C: frozenset()}), None)
+    index = await GitDirMemory(tmp_path).index([A, B, C])
+    monkeypatch.setattr(StoredCitations, "decoded", lambda self, blob: pytest.fail(f"{blob} decoded"))
+    assert [index.may_cite(blob, {"src/b.py"}) for blob in (A, B, C)] == [True, True, False]
+    assert [index.may_cite(blob, {"src/c.py"}) for blob in (A, B, C)] == [False, True, False]
 
 
 async def test_a_second_sweep_adds_what_it_learnt_to_what_was_kept(tmp_path: Path) -> None:
