@@ -12,6 +12,9 @@ from clitools import added_id
 from conftest import GitRepo
 
 from bot.claims.verdict_cache import FORMAT
+from bot.ground.reading import FORMAT as READINGS_FORMAT
+from bot.ground.reading import read_page
+from bot.usecases import references
 
 CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
 PAGE = "---\ntype: Concept\n---\n\n# A\n\n`b` returns 2.\n"
@@ -43,9 +46,29 @@ def _json(cli, repo: GitRepo, *args: str) -> dict:  # type: ignore[no-untyped-de
 def test_a_check_leaves_its_memory_in_the_git_directory_and_the_next_check_agrees(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
     first = _json(cli, grounded)
     names = sorted(p.name for p in _memory(grounded).iterdir())
-    assert names == ["evidence-index-v1.json", "verdicts-v1.json"]
+    assert names == ["evidence-index-v1.json", "pages-v1.json", "verdicts-v1.json"]
     assert _json(cli, grounded) == first
     assert grounded.git("status", "--porcelain") == ""  # nothing in the working tree
+
+
+def test_a_second_check_reads_no_unchanged_page_and_finds_what_the_first_found(
+    grounded: GitRepo, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    grounded.write("openwiki/b.md", "# B\n\nSee `src/gone.py` and [the guide](missing.md).\n")
+    grounded.commit("a page naming paths that do not exist")
+    first = _json(cli, grounded)
+    assert [r["target"] for r in first["broken_references"]] == ["src/gone.py", "openwiki/missing.md"]
+    read: list[str] = []
+    monkeypatch.setattr(references, "read_page", lambda text: read.append(text) or read_page(text))
+    assert _json(cli, grounded) == first
+    assert read == []  # every page's reading kept: no page read or parsed again
+    grounded.write("openwiki/b.md", "# B\n\nSee `src/a.py`.\n")  # edited, not committed: no blob id names it
+    edited = _json(cli, grounded)
+    assert edited["broken_references"] == [] and read == ["# B\n\nSee `src/a.py`.\n"]
+    assert edited["coverage"] == first["coverage"]
+    grounded.commit("b names a file that exists")
+    assert _json(cli, grounded) == edited and len(read) == 2  # a blob new to the readings: read once more
+    assert _json(cli, grounded) == edited and len(read) == 2
 
 
 def test_a_file_edited_since_the_last_check_is_checked_afresh(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
@@ -69,10 +92,12 @@ def test_a_damaged_cache_is_replaced_and_never_fails_a_check(grounded: GitRepo, 
     _memory(grounded).mkdir()
     (_memory(grounded) / "verdicts-v1.json").write_bytes(b"{not json")
     (_memory(grounded) / "evidence-index-v1.json").write_text('{"format": 1, "sidecars": {"x": 3}}')
+    (_memory(grounded) / "pages-v1.json").write_bytes(b"[1, 2")
     run = cli("check", "--repo", grounded.root, "--format", "json")
     assert json.loads(run.out) == expected
     assert "could not be read" in run.err and "the sweep runs without it" in run.err
     assert json.loads((_memory(grounded) / "verdicts-v1.json").read_bytes())["format"] == FORMAT  # rewritten whole
+    assert json.loads((_memory(grounded) / "pages-v1.json").read_bytes())["format"] == READINGS_FORMAT
     assert _json(cli, grounded) == expected
 
 

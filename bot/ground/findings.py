@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..claims.results import BrokenReference, PageCoverage
 from .quotes import Quotes, coverage
-from .references import DeadReference, Mention, is_folder, mentions, path_of
+from .references import DeadReference, Mention, is_folder, path_of
 from .symbols import SymbolIndex
 
 
@@ -48,15 +48,16 @@ def may_name(mention: Mention, page: str, what: Gone) -> bool:
     return words in what.names or words.rpartition(".")[2] in what.names
 
 
-def missing_paths(page: str, page_text: str, paths: Collection[str]) -> list[BrokenReference]:
-    """Links, and code spans shaped like a repository path, naming a path that does not exist.
+def missing_paths(page: str, mentioned: Iterable[Mention], paths: Collection[str]) -> list[BrokenReference]:
+    """Of a page's mentions (`mentions`, or its kept reading's), the links and the code spans shaped like a
+    repository path that name a path that does not exist.
 
     A code span is taken for a path only when it has a folder and a file name with an extension and its first
     folder exists in the repository (`src/old.py`, not `/usr/bin/env`, `a/b` or `npm run build`); a relative
     link always names a path of the repository.
     """
     found = []
-    for mention in mentions(page_text):
+    for mention in mentioned:
         path = path_of(mention, page)
         if path is None or path in paths or is_folder(path, paths):
             continue
@@ -109,8 +110,8 @@ def broken(dead: Iterable[DeadReference], paths_after: Collection[str]) -> list[
     return found
 
 
-def page_coverage(page: str, page_text: str, claim_ids: list[str], quotes: Quotes) -> PageCoverage:
-    measured = coverage(page_text, claim_ids, quotes.quotes)
+def page_coverage(page: str, blocks: Iterable[str], claim_ids: list[str], quotes: Quotes) -> PageCoverage:
+    measured = coverage(blocks, claim_ids, quotes.quotes)
     return PageCoverage(page, measured.claims, measured.paragraphs, measured.grounded)
 
 

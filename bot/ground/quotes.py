@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..okf.frontmatter import FrontMatterError, Page
@@ -108,10 +108,10 @@ def prose_blocks(page_text: str) -> list[str]:
     return blocks
 
 
-def coverage(page_text: str, claim_ids: list[str], quotes: Mapping[str, str]) -> Coverage:
-    """How much of the page its claims ground: a block is grounded when a claim's quote stands in it (or the
-    quote spans it)."""
+def coverage(blocks: Iterable[str], claim_ids: list[str], quotes: Mapping[str, str]) -> Coverage:
+    """How much of a page its claims ground, from its blocks of prose (`prose_blocks`): a block is grounded when
+    a claim's quote stands in it (or the quote spans it)."""
     wanted = [squeezed(quotes[i]) for i in claim_ids if i in quotes and quotes[i].strip()]
-    blocks = [squeezed(b) for b in prose_blocks(page_text)]
-    grounded = sum(1 for block in blocks if any(q in block or (block and block in q) for q in wanted))
-    return Coverage(len(claim_ids), len(blocks), grounded)
+    squeezed_blocks = [squeezed(b) for b in blocks]
+    grounded = sum(1 for block in squeezed_blocks if any(q in block or (block and block in q) for q in wanted))
+    return Coverage(len(claim_ids), len(squeezed_blocks), grounded)

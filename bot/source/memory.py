@@ -1,6 +1,7 @@
-"""What a sweep remembers between runs: the evidence index (which files each sidecar cites) and the verdict cache
-(full-sweep results while the cited files keep their bytes). Both are only ever a shortcut: lost, damaged or
-unwritable, they cost a slower sweep and never change a verdict.
+"""What a check remembers between runs: the evidence index (which files each sidecar cites), the verdict cache
+(full-sweep results while the cited files keep their bytes) and the pages' readings (what a full check takes from
+each page's Markdown, while the page keeps its bytes). Each is only ever a shortcut: lost, damaged or unwritable,
+it costs a slower check and never changes a verdict or a finding.
 
 - `GitDirMemory`: a local repository's, under `<git common dir>/wikiwarden/` (never in the working tree, never
   committed, shared by the repository's worktrees), for the command line;
@@ -24,12 +25,14 @@ from cachetools import LRUCache
 
 from ..claims.citations import Cited, EvidenceIndex, StoredCitations
 from ..claims.verdict_cache import VerdictCache
+from ..ground.reading import ReadingCache
 
 log = logging.getLogger(__name__)
 
 MEMORY_FOLDER = "wikiwarden"  # in the git directory
 INDEX_FILE = "evidence-index-v1.json"
 VERDICTS_FILE = "verdicts-v1.json"
+READINGS_FILE = "pages-v1.json"
 INDEX_FORMAT = 1
 MAX_STORE_BYTES = 256 << 20  # a 100k-claim wiki's verdicts are about 12 MB; anything far larger is not read
 MAX_INDEX_ENTRIES = 20_000  # sidecar versions remembered locally (the oldest are forgotten first)
@@ -50,8 +53,14 @@ class SweepMemory(Protocol):
         """The verdicts kept under `context`; None when this memory keeps none."""
         ...
 
-    async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
-        """Remember what the sweep learnt."""
+    async def readings(self, context: str) -> ReadingCache | None:
+        """The pages' readings kept under `context`; None when this memory keeps none."""
+        ...
+
+    async def keep(
+        self, index: EvidenceIndex, verdicts: VerdictCache | None, readings: ReadingCache | None = None
+    ) -> None:
+        """Remember what the check learnt."""
         ...
 
 
@@ -126,7 +135,12 @@ class GitDirMemory:
         self._verdicts = VerdictCache.from_json(self._read(VERDICTS_FILE), context)
         return self._verdicts
 
-    async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
+    async def readings(self, context: str) -> ReadingCache:
+        return ReadingCache.from_json(self._read(READINGS_FILE), context)
+
+    async def keep(
+        self, index: EvidenceIndex, verdicts: VerdictCache | None, readings: ReadingCache | None = None
+    ) -> None:
         if index.learnt:
             stored = self._stored()
             entries = {blob: stored.decoded(blob) for blob in stored.sidecars}
@@ -141,6 +155,8 @@ class GitDirMemory:
             self._write(INDEX_FILE, {"format": INDEX_FORMAT, "paths": paths, "sidecars": sidecars})
         if verdicts is not None and verdicts.changed:
             self._write(VERDICTS_FILE, verdicts.to_json())
+        if readings is not None and readings.changed:
+            self._write(READINGS_FILE, readings.to_json())
 
     def _write(self, name: str, value: object) -> None:
         """Replace a stored file whole (a concurrent sweep sees the old file or the new one, never half of one)."""
@@ -205,7 +221,12 @@ class SharedIndex:
     async def verdicts(self, context: str) -> None:
         return None
 
-    async def keep(self, index: EvidenceIndex, verdicts: VerdictCache | None) -> None:
+    async def readings(self, context: str) -> None:
+        return None
+
+    async def keep(
+        self, index: EvidenceIndex, verdicts: VerdictCache | None, readings: ReadingCache | None = None
+    ) -> None:
         learnt = index.learnt
         for blob, cited in learnt.items():
             self._local[blob] = cited

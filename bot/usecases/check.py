@@ -10,6 +10,7 @@ from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
+from ..ground.reading import reading_context
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
@@ -33,21 +34,26 @@ async def check(
     The core says what it will read before it runs (the sidecars and the ignore file, then the files the
     loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop (if any). With a
     `memory`, a diff-aware sweep fetches no sidecar its evidence index shows cannot cite the change, and a full
-    sweep no file whose every record its verdict cache answers; what the sweep learnt is left in it. A large full
+    sweep no file whose every record its verdict cache answers, nor any page whose reading it keeps; what the check
+    learnt is left in it. A large full
     sweep shares its files among `processes` (forked: for a source whose snapshots a child may read, the local ones).
     """
     index = await memory.index(sidecar_blobs(head, options.wiki_dir)) if memory is not None else None
     await source.fetch(head, wiki_reads(head, options.wiki_dir, change, options, index))
     sweeper = Sweeper(head, change, options, index=index, processes=processes)
+    readings = None
     if memory is not None and change is None:
         sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)
+        readings = await memory.readings(reading_context()) if references else None
     wiki = sweeper.load()
     for snapshot, paths in sweeper.reads(wiki):
         await source.fetch(snapshot, paths)
     report = await off_the_loop(partial(sweeper.sweep, wiki))
+    if references:
+        report = await with_references(source, head, change, options, report, readings)
     if memory is not None and index is not None:
-        await memory.keep(index, sweeper.verdicts)
-    return await with_references(source, head, change, options, report) if references else report
+        await memory.keep(index, sweeper.verdicts, readings)
+    return report
 
 
 async def check_revisions(

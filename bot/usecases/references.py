@@ -19,6 +19,7 @@ from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
 from ..ground.findings import broken, clip_lines, gone, may_name, missing_paths, page_coverage
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
+from ..ground.reading import ReadingCache, read_page
 from ..ground.references import ChangedCode, dead_after, lookup, mentions, references, resolve
 from ..ground.symbols import SymbolIndex, language_of
 from ..source import Source
@@ -60,15 +61,26 @@ def _text(data: bytes) -> str:
 
 
 async def with_references(
-    source: Source, head: Snapshot, change: Change | None, options: SweepOptions, report: SweepReport
+    source: Source,
+    head: Snapshot,
+    change: Change | None,
+    options: SweepOptions,
+    report: SweepReport,
+    readings: ReadingCache | None = None,
 ) -> SweepReport:
     """`report` with the broken references of `head` (through `change`: what it broke; without one: paths that
-    do not exist) and, on a full sweep, every page's coverage."""
+    do not exist) and, on a full sweep, every page's coverage. With `readings`, a full sweep reads and parses
+    only the pages whose reading is not kept for their blob id, and keeps those it made."""
     wiki_dir = options.wiki_dir
     pages = markdown_pages(head, wiki_dir, options.max_file_bytes)
     head_paths = set(source.files(head))
     if change is None:
-        await source.fetch(head, pages)
+        recalled = {
+            page: reading
+            for page in pages
+            if readings is not None and (reading := readings.recall(head.blob_id(page))) is not None
+        }
+        await source.fetch(head, [page for page in pages if page not in recalled])
         claim_ids = {page.page: [c.id for c in page.claims] for page in report.pages if page.error is None}
         unusable = {page.page for page in report.pages if page.error is not None}
         grounded = {p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable}
@@ -76,10 +88,16 @@ async def with_references(
         found: list[BrokenReference] = []
         measured = []
         for page in pages:  # each page's references, then its coverage: its Markdown is parsed once for both
-            text = _text(head.read(page))
-            found.extend(missing_paths(page, text, head_paths))
+            reading = recalled.get(page)
+            if reading is None:
+                reading = read_page(_text(head.read(page)))
+                if readings is not None and (blob := head.blob_id(page)) is not None:
+                    readings.keep(blob, reading)
+            found.extend(missing_paths(page, reading.mentions, head_paths))
             if page in grounded:
-                measured.append(page_coverage(page, text, claim_ids.get(page, []), quotes.get(page, Quotes())))
+                measured.append(
+                    page_coverage(page, reading.blocks, claim_ids.get(page, []), quotes.get(page, Quotes()))
+                )
         return dataclasses.replace(report, broken_references=tuple(found), coverage=tuple(measured))
     found = await _broken_by(source, head, change, options, pages, head_paths)
     return dataclasses.replace(report, broken_references=tuple(found))

@@ -7,14 +7,14 @@ import pytest
 
 from bot.claims.results import BrokenReference
 from bot.ground.findings import Gone, broken, clip_lines, gone, may_name, missing_paths
-from bot.ground.references import DeadReference, Mention, Target
+from bot.ground.references import DeadReference, Mention, Target, mentions
 from bot.ground.symbols import Definition, SymbolIndex, definitions
 
 PATHS = {"src/taskq/queue.py", "src/taskq/util.py", "docs/guide.md", "openwiki/queue.md", "README.md"}
 
 
 def _missing(line: str) -> list[str]:
-    return [ref.target for ref in missing_paths("openwiki/queue.md", f"# Q\n\n{line}\n", PATHS)]
+    return [ref.target for ref in missing_paths("openwiki/queue.md", mentions(f"# Q\n\n{line}\n"), PATHS)]
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,7 @@ def test_missing_paths_from_code_spans_and_links() -> None:
         "docs/old.md",
         "openwiki/nothere.md",
     ]
-    [ref] = missing_paths("openwiki/queue.md", "---\ntitle: q\n---\n\nSee `src/gone.py`.\n", PATHS)
+    [ref] = missing_paths("openwiki/queue.md", mentions("---\ntitle: q\n---\n\nSee `src/gone.py`.\n"), PATHS)
     assert ref == BrokenReference("openwiki/queue.md", 5, "src/gone.py", "src/gone.py", "src/gone.py", "missing")
 
 

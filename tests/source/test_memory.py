@@ -23,10 +23,19 @@ from bot.claims.text import FileText
 from bot.claims.verdict_cache import FORMAT, PageBuilder, VerdictCache
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 from bot.claims.versions import lines_version
+from bot.ground.reading import read_page
 from bot.jobs.redis import redis_settings
 from bot.source import memory
 from bot.source.git import GitRepository
-from bot.source.memory import INDEX_FILE, REDIS_PREFIX, REDIS_SECONDS, VERDICTS_FILE, GitDirMemory, SharedIndex
+from bot.source.memory import (
+    INDEX_FILE,
+    READINGS_FILE,
+    REDIS_PREFIX,
+    REDIS_SECONDS,
+    VERDICTS_FILE,
+    GitDirMemory,
+    SharedIndex,
+)
 from bot.usecases.check import check_repository
 
 __all__ = ["redis_server", "redis_url"]  # fixtures, used by name
@@ -117,6 +126,21 @@ async def test_a_stored_entry_answers_whether_it_may_cite_a_change_without_being
     monkeypatch.setattr(StoredCitations, "decoded", lambda self, blob: pytest.fail(f"{blob} decoded"))
     assert [index.may_cite(blob, {"src/b.py"}) for blob in (A, B, C)] == [True, True, False]
     assert [index.may_cite(blob, {"src/c.py"}) for blob in (A, B, C)] == [False, True, False]
+
+
+async def test_the_pages_readings_are_kept_beside_the_index_and_written_only_when_they_changed(tmp_path: Path) -> None:
+    readings = await GitDirMemory(tmp_path).readings("ctx")
+    readings.keep(A, read_page("# A\n\nSee `src/a.py`.\n"))
+    await GitDirMemory(tmp_path).keep(EvidenceIndex(), None, readings)
+    assert stored_files(tmp_path) == [READINGS_FILE]
+    again = await GitDirMemory(tmp_path).readings("ctx")
+    assert again.recall(A) == read_page("# A\n\nSee `src/a.py`.\n")
+    before = (tmp_path / READINGS_FILE).stat()
+    await GitDirMemory(tmp_path).keep(EvidenceIndex(), None, again)  # nothing made, nothing forgotten
+    after = (tmp_path / READINGS_FILE).stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert (await GitDirMemory(tmp_path).readings("another context")).recall(A) is None
+    assert await SharedIndex().readings("ctx") is None  # the App's checks are diff-aware: no page readings
 
 
 async def test_a_second_sweep_adds_what_it_learnt_to_what_was_kept(tmp_path: Path) -> None:
