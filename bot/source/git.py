@@ -209,6 +209,9 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pipes_in_child)
 
 
+_WHERE = ("rev-parse", "--is-bare-repository", "--show-toplevel", "--git-common-dir")
+
+
 class GitRepository:
     """A local repository: commits resolved, trees listed, blobs read once and cached by blob id."""
 
@@ -216,17 +219,19 @@ class GitRepository:
         start = Path(path)
         if not start.is_dir():
             raise GitError(f"{start} is not a directory")
-        try:
-            bare = _git(start, "rev-parse", "--is-bare-repository").decode().strip()
-        except GitError as exc:
-            raise GitError(f"{start} is not inside a git repository") from exc
+        try:  # one git for the common case; when it fails, one question at a time says why
+            bare, top, common = _git(start, *_WHERE).decode().splitlines()
+        except (GitError, ValueError):
+            bare, top, common = self._where_step_by_step(start), "", ""
         if bare == "true":
             raise GitError(f"{start} is a bare repository; a working tree is needed")
-        try:
-            top = _git(start, "rev-parse", "--show-toplevel").decode().strip()
-        except GitError as exc:  # inside .git, for instance
-            raise GitError(f"{start} is not inside the working tree of a git repository") from exc
+        if not top:
+            try:
+                top = _git(start, "rev-parse", "--show-toplevel").decode().strip()
+            except GitError as exc:  # inside .git, for instance
+                raise GitError(f"{start} is not inside the working tree of a git repository") from exc
         self.root = Path(top)
+        self._common_dir = start / common if common else None  # git says it relative to where it ran
         self._cat: _CatFile | None = None  # contents
         self._check: _CatFile | None = None  # sizes
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)
@@ -234,8 +239,17 @@ class GitRepository:
         self._asked: set[str] = set()  # blobs asked of `_cat` ahead, answers not taken yet
         self._reading = threading.Lock()  # one reader of `_cat`'s answers at a time
         self._trees: dict[str, dict[str, TreeEntry]] = {}
+        self._commits: set[str] = set()  # full commit ids `resolve` gave
         self._diffed: dict[str, tuple[str, tuple[DiffedFile, ...]]] = {}  # base commit → (head commit, raw diff)
         _OPEN.add(self)
+
+    @staticmethod
+    def _where_step_by_step(start: Path) -> str:
+        """Whether `start` is in a bare repository ("true" or "false"); GitError when it is in none."""
+        try:
+            return _git(start, "rev-parse", "--is-bare-repository").decode().strip()
+        except GitError as exc:
+            raise GitError(f"{start} is not inside a git repository") from exc
 
     def _forget_pipes(self) -> None:
         """In a forked child: the cat-file processes are the parent's (a request from both would mix their
@@ -268,19 +282,25 @@ class GitRepository:
 
     def resolve(self, rev: str) -> str:
         """The full commit id of `rev`; GitError with a clear message when it names no commit."""
+        if rev in self._commits:
+            return rev  # a commit id it gave: it names that commit for good
         if rev.startswith("-"):
             raise GitError(f"not a revision: {rev!r}")
         try:
-            return (
+            commit = (
                 self.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
             )
         except GitError as exc:
             message = f"{rev!r} does not name a commit in {self.root}"
             raise GitError(f"{message}: {SHALLOW_HISTORY}" if self.is_shallow() else message) from exc
+        self._commits.add(commit)
+        return commit
 
     def common_dir(self) -> Path:
         """The repository's git directory shared by all its worktrees (`.git` of the main one)."""
-        return self.root / self.git("rev-parse", "--git-common-dir").decode().strip()
+        if self._common_dir is None:
+            self._common_dir = self.root / self.git("rev-parse", "--git-common-dir").decode().strip()
+        return self._common_dir
 
     def is_shallow(self) -> bool:
         """Whether this clone's history was cut (`git clone --depth`): older commits are then simply absent."""

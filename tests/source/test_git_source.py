@@ -16,6 +16,7 @@ from conftest import GIT_ENV, GitRepo
 
 from bot.claims.errors import UnreadableFileError
 from bot.claims.snapshot import Entry, FileChange, Kind
+from bot.source import git as git_module
 from bot.source.git import CommitSnapshot, GitError, GitRepository, MissingObjectError, WorktreeSnapshot, _CatFile
 
 HEX40 = re.compile(r"[0-9a-f]{40}")
@@ -53,6 +54,39 @@ def test_opens_from_a_subfolder_with_the_top_level_as_root(repo: GitRepo) -> Non
     with GitRepository(repo.root / "src" / "pkg") as opened:
         assert opened.root == repo.root.resolve()
         assert opened.snapshot("HEAD").read("src/pkg/mod.py") == b"x = 1\n"
+
+
+def test_the_common_git_directory_is_the_main_ones_from_a_subfolder_or_a_linked_worktree(repo: GitRepo) -> None:
+    repo.write("src/pkg/mod.py", "x = 1\n")
+    repo.commit()
+    main = (repo.root / ".git").resolve()
+    with GitRepository(repo.root / "src" / "pkg") as opened:
+        assert opened.common_dir().resolve() == main
+    linked = repo.root.parent / "linked"
+    repo.git("worktree", "add", "-q", "--detach", str(linked))
+    with GitRepository(linked / "src") as opened:
+        assert opened.root == linked.resolve() and opened.common_dir().resolve() == main
+
+
+def test_inside_the_git_directory_is_not_a_working_tree(repo: GitRepo) -> None:
+    repo.write("a.txt", "one\n")
+    repo.commit()
+    with pytest.raises(GitError, match=r"\.git is not inside the working tree of a git repository"):
+        GitRepository(repo.root / ".git")
+
+
+def test_a_commit_id_resolve_gave_is_not_asked_of_git_again(
+    repo: GitRepo, git: GitRepository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write("a.txt", "one\n")
+    repo.commit()
+    asked: list[tuple[str, ...]] = []
+    real = git_module._git
+    monkeypatch.setattr(git_module, "_git", lambda root, *args: asked.append(args) or real(root, *args))
+    head = git.resolve("HEAD")
+    assert git.resolve(head) == head and git.snapshot(head).commit == head
+    assert len(asked) == 1
+    assert git.tree(head)["a.txt"].kind is Kind.FILE and len(asked) == 2  # the listing, not another rev-parse
 
 
 def test_a_folder_outside_any_repository_is_refused(tmp_path: Path) -> None:
