@@ -130,10 +130,16 @@ _SEGMENT = r"(?!\.\.?(?:/|$))[A-Za-z0-9\-_.!~*'()]+"
 _NORMAL_PATH = re.compile(rf"{_SEGMENT}(?:/{_SEGMENT})*")
 
 
+def is_normal_path(raw: str) -> bool:
+    """Whether a resource's path part is its own parse: nothing to decode, normalise or encode, not reserved (what
+    nearly every resource holds)."""
+    return _NORMAL_PATH.fullmatch(raw) is not None and not _reserved(raw)
+
+
 @lru_cache(maxsize=65536)
 def _parse_path(raw: str) -> str:
-    if _NORMAL_PATH.fullmatch(raw) and not _reserved(raw):
-        return raw  # what nearly every resource holds: the steps below would give it back unchanged
+    if is_normal_path(raw):
+        return raw  # the steps below would give it back unchanged
     path = _decode_uri_component(raw)
     if _CONTROL.search(path):
         raise EvidenceResourceError(f"Invalid evidence resource: control characters are not allowed in {raw!r}")

@@ -42,6 +42,7 @@ from .resources import (
     check_contained,
     encode_path,
     escapes,
+    is_normal_path,
     parse_resource,
     resource_path,
     resource_span,
@@ -284,6 +285,7 @@ class Sweeper:
         self.records_per_process = RECORDS_PER_PROCESS
         self._read_elsewhere: set[str] = set()  # files a forked child read and evaluated, every record of them
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
+        self._wiki_prefix = self.wiki_dir + "/"
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
         self._resources: dict[str, EvidenceResource | Problem] = {}
         self._paths: dict[str, str] = {}  # a resource's part before `#` → its path (`resource_path`)
@@ -672,13 +674,19 @@ class Sweeper:
         """The file every resource whose part before `#` is `head` cites, whatever its span; None when they are all
         in error (the path does not parse, or cannot be evidence: the reason is worded from the whole resource)."""
         found: str | None = None
-        try:
-            path = self._paths[head] = self._paths.get(head) or resource_path(head)
-        except EvidenceResourceError:
-            pass
+        path = head[len(SCHEME) :]
+        if head.startswith(SCHEME) and not self.ignore and is_normal_path(path):  # most heads: checked inline
+            found = self._paths[head] = path
+            if path == self.wiki_dir or path.startswith(self._wiki_prefix):
+                found = None  # `_file_problem` words it
         else:
-            if not escapes(path) and self._file_problem(path) is None:
-                found = path
+            try:
+                path = self._paths[head] = self._paths.get(head) or resource_path(head)
+            except EvidenceResourceError:
+                pass
+            else:
+                if not escapes(path) and self._file_problem(path) is None:
+                    found = path
         self._head_paths[head] = found
         return found
 

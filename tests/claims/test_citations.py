@@ -14,6 +14,7 @@ from bot.claims.options import SweepOptions
 from bot.claims.sidecar import Claim, EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper, sidecar_blobs, wiki_reads
+from bot.claims.verdicts import Verdict
 
 CODE = {f"src/m{n}.py": "".join(f"def f{n}_{i}():\n    return {i}\n\n" for i in range(6)) for n in range(6)}
 # page p cites modules p and p + 1: a change to one module concerns two pages of six
@@ -188,8 +189,10 @@ def test_a_page_whose_text_changed_has_its_sidecar_read() -> None:
     assert [p for p in reads if p.endswith(".json")] == [f"openwiki/.claims/p{n}.json" for n in (0, 2, 3)]
 
 
-def test_a_diff_aware_sweep_rechecks_each_claim_citing_the_change_or_in_error() -> None:
-    """Resources naming a file already seen usable and untouched still have their own span checked."""
+@pytest.mark.parametrize("ignoring", [True, False], ids=["with-ignore-rules", "without"])
+def test_a_diff_aware_sweep_rechecks_each_claim_citing_the_change_or_in_error(ignoring: bool) -> None:
+    """Resources naming a file already seen usable and untouched still have their own span checked (with ignore
+    rules every path is checked against them; without, a path in normal form is checked inline)."""
     base, files, change = _change("src/m3.py")
     extra = {
         "other span": "repo://src/m0.py#L4-L5",
@@ -210,7 +213,29 @@ def test_a_diff_aware_sweep_rechecks_each_claim_citing_the_change_or_in_error() 
     sidecar = parse_sidecar(files[path], path)
     added = tuple(Claim(f"x{n}", text, (EvidenceRecord(res, "x"),)) for n, (text, res) in enumerate(extra.items()))
     files[path] = base[path] = render_sidecar(sidecar.with_claims(sidecar.claims + added))
-    files[IGNORE_FILE] = base[IGNORE_FILE] = b"src/m5.py\n"
+    if ignoring:
+        files[IGNORE_FILE] = base[IGNORE_FILE] = b"src/m5.py\n"
     report = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
     rechecked = {claim.statement for page, claim in report.claims() if page.page == "openwiki/p0.md"}
-    assert rechecked == set(extra) - {"other span", "whole file"}
+    ignored = set() if ignoring else {"an ignored file", "an ignored file again"}
+    assert rechecked == set(extra) - {"other span", "whole file"} - ignored
+
+
+def test_a_claim_citing_a_wiki_kept_in_another_folder_is_rechecked_with_the_change() -> None:
+    """A path in normal form that is not reserved, checked inline against the wiki folder the options name."""
+    claims = {
+        "p0.md": [("f0", ["repo://src/m0.py#L1-L2"])],
+        "p1.md": [
+            ("cites the wiki", ["repo://docs/wiki/p0.md#L1"]),
+            ("cites the change", ["repo://src/m3.py#L1-L2"]),
+            ("cites another file", ["repo://src/m1.py#L1-L2"]),
+        ],
+    }
+    base = grounded(CODE, claims, wiki="docs/wiki")
+    head = dict(base)
+    head["src/m3.py"] = head["src/m3.py"].replace(b"return 1\n", b"return 100\n")
+    change = Change(MemorySnapshot(base, label="base"), (FileChange("src/m3.py", "src/m3.py"),))
+    report = Sweeper(MemorySnapshot(head, label="head"), change, SweepOptions(wiki_dir="docs/wiki")).sweep()
+    rechecked = {(page.page, claim.statement): claim.verdict for page, claim in report.claims()}
+    assert set(rechecked) == {("docs/wiki/p1.md", "cites the wiki"), ("docs/wiki/p1.md", "cites the change")}
+    assert rechecked["docs/wiki/p1.md", "cites the wiki"] is Verdict.ERROR
