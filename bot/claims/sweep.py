@@ -83,12 +83,14 @@ def load_wiki(
     wiki_dir: str = DEFAULT_WIKI_DIR,
     wanted: Callable[[str, bytes], bool] | None = None,
     unread: Callable[[str], bool] | None = None,
+    read_before: Callable[[str], bool] | None = None,
 ) -> Wiki:
     """Discover the grounded pages and read their sidecars strictly, in OpenWiki's page order.
 
     `wanted`, given a sidecar's path and bytes, may decline to parse it, and `unread`, given its path, to read
     it at all: a diff-aware sweep skips the sidecars that cannot cite anything the change touched (known from
-    the evidence index before reading, else from the bytes).
+    the evidence index before reading, else from the bytes). `read_before`, given its path, says whether these
+    very bytes were read before (`parse_sidecar`).
     """
     wiki_dir = normalize_wiki_dir(wiki_dir)
     pages: set[str] = set()
@@ -132,7 +134,8 @@ def load_wiki(
                 with_claims.add(page)
             else:
                 try:
-                    loaded.sidecar = parse_sidecar(data, sidecar_path)
+                    seen = read_before is not None and read_before(sidecar_path)
+                    loaded.sidecar = parse_sidecar(data, sidecar_path, read_before=seen)
                     if loaded.sidecar.claims:
                         with_claims.add(page)
                 except SidecarError as exc:
@@ -625,7 +628,21 @@ class Sweeper:
             wanted = self._may_cite_change
             unread = self._cannot_cite_change if self.index else None
         with cyclic_gc_paused():
-            return load_wiki(self.head, self.wiki_dir, wanted, unread)
+            cache = self._cache
+            read_before = partial(self._read_before, cache) if cache else None
+            return load_wiki(self.head, self.wiki_dir, wanted, unread, read_before)
+
+    @property
+    def _cache(self) -> VerdictCache | None:
+        """The verdict cache, when it was kept under this sweep's context (else none of it is used)."""
+        cache = self.verdicts
+        return cache if cache is not None and cache.context == self.verdict_context else None
+
+    def _read_before(self, cache: VerdictCache, sidecar_path: str) -> bool:
+        """Whether the verdict cache holds the page of this sidecar's blob: kept only for a sidecar a sweep read
+        (under this context: this engine's version)."""
+        blob = self.head.blob_id(sidecar_path)
+        return blob is not None and cache.page(blob) is not None
 
     def _cannot_cite_change(self, sidecar_path: str) -> bool:
         return cannot_cite(self.head, sidecar_path, self.wiki_dir, self.touched_paths, self.index or EvidenceIndex())
@@ -835,7 +852,7 @@ class Sweeper:
         order), put in `results`."""
         if self.change is not None or (self.verdicts is None and self.index is None):
             return None
-        cache = self.verdicts if self.verdicts is not None and self.verdicts.context == self.verdict_context else None
+        cache = self._cache
         recalled: list[_Recalled] = []
         position = 0
         blob_id = self.head.blob_id

@@ -754,3 +754,23 @@ def test_with_no_claims_renders_without_verification() -> None:
     data = render_sidecar(EXPECTED_VALID.with_claims(()))
     assert b"verification" not in data
     assert parse_sidecar(data, PATH) == Sidecar(PAGE_VERSION, ())
+
+
+def test_bytes_read_before_are_decoded_without_the_re_encoding_proof_and_read_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    canonical = render_sidecar(parse_sidecar(_encode(_valid()), PATH))
+    compact = json.dumps(json.loads(canonical)).encode()
+    surrogate = _encode(_valid()).decode().replace("Setup installs the CLI.", "a \\ud800 lone surrogate").encode()
+    expected = {data: parse_sidecar(data, PATH) for data in (canonical, compact, surrogate)}
+
+    def no_proof(data: bytes) -> object:
+        raise AssertionError("re-encoded")
+
+    monkeypatch.setattr("bot.claims.sidecar._canonical_json", no_proof)
+    for data, parsed in expected.items():  # orjson refuses the lone surrogate: the strict reader reads it
+        assert parse_sidecar(data, PATH, read_before=True) == parsed
+    with pytest.raises(AssertionError, match="re-encoded"):
+        parse_sidecar(canonical, PATH)
+    with pytest.raises(SidecarError, match="duplicate claim id"):  # every field is still checked
+        parse_sidecar(_encode({**_valid(), "claims": _valid()["claims"] * 2}), PATH, read_before=True)
