@@ -27,8 +27,8 @@ HEAVY = (
 )
 
 
-def _imported_by(*argv: str) -> dict[str, object]:
-    """Run `wikiwarden ARGV...` in a fresh interpreter; the heavy modules it imported, and its exit status."""
+def _imported_by(*argv: str, watched: tuple[str, ...] = HEAVY) -> dict[str, object]:
+    """Run `wikiwarden ARGV...` in a fresh interpreter; the `watched` modules it imported, and its exit status."""
     code = (
         "import json, sys\n"
         "from bot.cli import main\n"
@@ -36,7 +36,7 @@ def _imported_by(*argv: str) -> dict[str, object]:
         f"    status = main({list(argv)!r})\n"
         "except SystemExit as exc:\n"
         "    status = exc.code\n"
-        f"heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)\n"
+        f"heavy = sorted(m for m in {watched!r} if m in sys.modules)\n"
         "print(json.dumps({'status': status, 'heavy': heavy}), file=sys.stderr)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -54,6 +54,19 @@ def test_check_imports_nothing_of_the_agent_the_web_server_or_the_queue(repo: Gi
     repo.commit("a wiki")
     for argv in (("check", "--repo", str(repo.root)), ("check", "--repo", str(repo.root), "--base", "HEAD")):
         assert _imported_by(*argv) == {"status": 0, "heavy": []}, argv
+
+
+def test_a_check_that_knows_every_page_and_learns_nothing_loads_no_markdown_parser_and_no_writer(repo: GitRepo) -> None:
+    """The pages' readings are kept by blob id: markdown-it is loaded by the check that reads a page, not by the next
+    one; the memory's writer (tempfile) and logging only when there is something to write or to log."""
+    repo.write("src/a.py", "def f():\n    return 1\n")
+    repo.write("openwiki/a.md", "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`f` returns 1; see `src/a.py`.\n")
+    repo.commit("a wiki")
+    watched = ("markdown_it", "tempfile", "logging")
+    argv = ("check", "--repo", str(repo.root))
+    first = _imported_by(*argv, watched=watched)
+    assert first["status"] == 0 and {"markdown_it", "tempfile"} <= set(first["heavy"])  # type: ignore[arg-type]
+    assert _imported_by(*argv, watched=watched) == {"status": 0, "heavy": []}
 
 
 def _without(modules: tuple[str, ...], *argv: str) -> subprocess.CompletedProcess[str]:

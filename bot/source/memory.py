@@ -13,12 +13,10 @@ it costs a slower check and never changes a verdict or a finding.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import tempfile
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 from cachetools import LRUCache
@@ -27,7 +25,21 @@ from ..claims.citations import Cited, EvidenceIndex, StoredCitations
 from ..claims.verdict_cache import VerdictCache
 from ..ground.reading import ReadingCache
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """This module's logger; logging is imported when something is logged (a command line check passes its own
+    warning, and is spared the import: a few milliseconds of every check)."""
+    import logging  # noqa: PLC0415
+
+    return logging.getLogger(__name__)
+
+
+def _log_warning(message: str) -> None:
+    _log().warning(message)
+
 
 MEMORY_FOLDER = "wikiwarden"  # in the git directory
 INDEX_FILE = "evidence-index-v1.json"
@@ -85,7 +97,7 @@ def _numbers_below(values: list[Any], end: int) -> bool:
 class GitDirMemory:
     """The memory of a local repository, two JSON files in `folder` (its git directory's `wikiwarden/`)."""
 
-    def __init__(self, folder: Path, warn: Callable[[str], None] = log.warning) -> None:
+    def __init__(self, folder: Path, warn: Callable[[str], None] = _log_warning) -> None:
         self.folder = folder
         self._warn = warn  # the command line prints a problem on its error stream; the default logs it
         self._citations: StoredCitations | None = None
@@ -160,6 +172,8 @@ class GitDirMemory:
 
     def _write(self, name: str, value: object) -> None:
         """Replace a stored file whole (a concurrent sweep sees the old file or the new one, never half of one)."""
+        import tempfile  # noqa: PLC0415 - with shutil and random: only a check that learnt something writes
+
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile(dir=self.folder, prefix=f".{name}.", delete=False) as temp:
@@ -197,7 +211,9 @@ class SharedIndex:
             try:
                 found = await self._recall(missing)
             except Exception as exc:  # the index is a shortcut: Redis gone costs reads, never the check
-                log.warning("the shared evidence index could not be read (%s): sidecars are read", type(exc).__name__)
+                _log().warning(
+                    "the shared evidence index could not be read (%s): sidecars are read", type(exc).__name__
+                )
             else:
                 for blob, cited in found.items():
                     known[blob] = self._local[blob] = cited
@@ -234,7 +250,7 @@ class SharedIndex:
             try:
                 await self._share(learnt.items())
             except Exception as exc:
-                log.warning("the shared evidence index could not be written (%s)", type(exc).__name__)
+                _log().warning("the shared evidence index could not be written (%s)", type(exc).__name__)
 
     async def _share(self, entries: Iterable[tuple[str, Cited]]) -> None:
         async with self._redis.pipeline(transaction=False) as pipe:
