@@ -176,13 +176,18 @@ class _CatFile:
             self._send()
             return name, answer
 
-    def _stop(self) -> None:
+    def _stop(self, *, wait: bool = True) -> None:
         stdin, stdout = self._process.stdin, self._process.stdout
         with contextlib.suppress(BrokenPipeError):  # it may have ended already
             if stdin is not None:
                 stdin.close()
         if stdout is not None:
             stdout.close()  # answers never read: git, writing them, ends on a broken pipe instead of waiting
+        if wait:
+            self.reap()
+
+    def reap(self) -> None:
+        """Wait for the process to end (told to by `close`); killed if it has not within 5 s."""
         if self._process.poll() is None:
             try:
                 self._process.wait(timeout=5)
@@ -190,11 +195,12 @@ class _CatFile:
                 self._process.kill()
                 self._process.wait()
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """Tell the process to end (its input closed), and unless not to `wait`, wait for it (`reap`)."""
         with self._lock:
             self._sent.clear()
             self._waiting.clear()
-            self._stop()
+            self._stop(wait=wait)
 
 
 _OPEN: weakref.WeakSet[GitRepository] = weakref.WeakSet()
@@ -271,9 +277,11 @@ class GitRepository:
 
     def close(self) -> None:
         with self._reading:
-            for process in (self._cat, self._check):
-                if process is not None:
-                    process.close()
+            processes = [process for process in (self._cat, self._check) if process is not None]
+            for process in processes:  # both told to end before either is waited for: they end side by side
+                process.close(wait=False)
+            for process in processes:
+                process.reap()
             self._cat = self._check = None
             self._asked.clear()
 

@@ -799,6 +799,30 @@ def test_close_ends_the_cat_file_process(repo: GitRepo) -> None:
     opened.close()  # closing twice is harmless
 
 
+def test_close_tells_both_processes_to_end_before_waiting_for_either(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write("a.txt", "one\n")
+    commit = repo.commit()
+    opened = GitRepository(repo.root)
+    snapshot = opened.snapshot(commit)
+    snapshot.prefetch(["a.txt"])  # sizes: the --batch-check process
+    snapshot.read("a.txt")  # contents: the --batch process
+    assert opened._cat is not None and opened._check is not None
+    processes = [opened._cat._process, opened._check._process]
+    told: list[bool] = []  # at each wait: whether both had been told to end (their input closed)
+    real = _CatFile.reap
+
+    def reap(self: _CatFile) -> None:
+        told.append(all(p.stdin is not None and p.stdin.closed for p in processes))
+        real(self)
+
+    monkeypatch.setattr(_CatFile, "reap", reap)
+    opened.close()
+    assert all(p.returncode == 0 for p in processes)
+    assert told == [True, True]
+
+
 def test_the_context_manager_closes_and_a_closed_repository_can_read_again(repo: GitRepo) -> None:
     repo.write("a.txt", "one\n")
     repo.write("b.txt", "two\n")
