@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from .attention import attention_only as needing_attention
-from .ci import render_github, render_sarif
 from .inert import code, fence, prose
 from .jsonout import dumps_chunks
 from .phrasing import broken_note, diff_lines, evidence_note, summary_line
@@ -320,10 +319,10 @@ def render(report: SweepReport, fmt: str, verbose: bool = False, attention_only:
     """The report in one of `FORMATS`. `attention_only` None is the format's own default: on for `github`, whose
     annotations are for what needs a person, off for the others; `sarif` only ever holds what needs attention."""
     only = fmt == "github" if attention_only is None else attention_only
-    if fmt == "github":
-        return render_github(report, attention_only=only)
-    if fmt == "sarif":
-        return render_sarif(report)
+    if fmt in ("github", "sarif"):
+        from .ci import render_github, render_sarif  # noqa: PLC0415 - the CI formats' module: only when asked for
+
+        return render_github(report, attention_only=only) if fmt == "github" else render_sarif(report)
     if fmt == "json":
         return render_json(report, attention_only=only)
     if fmt == "markdown":
@@ -336,11 +335,9 @@ def render(report: SweepReport, fmt: str, verbose: bool = False, attention_only:
 __all__ = (
     "FORMATS",
     "render",
-    "render_github",
     "render_json",
     "render_json_bytes",
     "render_markdown",
-    "render_sarif",
     "render_text",
     "report_json",
     "report_json_chunks",

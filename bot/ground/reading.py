@@ -10,7 +10,6 @@ used. Pure but for `reading_context`, which reads the parser's version from its 
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -40,6 +39,8 @@ def reading_context() -> str:
     """What readings are kept under: this reader's format and version, and the parser's (a new markdown-it may read
     a page otherwise), told by a hash of its package's `__init__.py`, which holds its version, without importing
     it."""
+    import importlib.util  # noqa: PLC0415 - a full check's only use of it
+
     spec = importlib.util.find_spec("markdown_it")
     origin = spec.origin if spec is not None else None
     parser = sha_hex(Path(origin).read_bytes())[:16] if origin else "none"

@@ -10,7 +10,6 @@ from typing import Any
 import orjson
 import pytest
 
-from bot.ground import reading
 from bot.ground.quotes import prose_blocks
 from bot.ground.reading import FORMAT, PageReading, ReadingCache, read_page, reading_context
 from bot.ground.references import Mention, mentions
@@ -108,9 +107,9 @@ def test_the_context_names_the_parsers_version(tmp_path: Path, monkeypatch: pyte
     init = tmp_path / "__init__.py"
     init.write_text('__version__ = "4.3.0"\n')
     spec = importlib.util.spec_from_file_location("markdown_it", init)
-    monkeypatch.setattr(reading.importlib.util, "find_spec", lambda name: spec)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: spec)
     before = reading_context()
     init.write_text('__version__ = "4.4.0"\n')
     assert reading_context() != before  # another parser: readings made by the old one are not used
-    monkeypatch.setattr(reading.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     assert reading_context().endswith("markdown-it none")
