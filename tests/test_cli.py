@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gc
 import hashlib
 import json
@@ -688,3 +689,53 @@ def test_okf_validate_counts_its_problems_in_words(tmp_path: Path, cli) -> None:
     assert run.code == 1 and run.out.endswith(f"{tmp_path}: 1 error, 1 warning\n")
     (tmp_path / "c.md").write_text("# C\n")
     assert cli("okf", "validate", str(tmp_path)).out.endswith(f"{tmp_path}: 2 errors, 1 warning\n")
+
+
+# --- the parser: only the command given is built, and reads its arguments as the whole parser does ---
+
+
+def _subparsers(parser: Any) -> dict[str, Any]:
+    (commands,) = (action for action in parser._actions if action.dest == "command")
+    return dict(commands.choices)
+
+
+def _every_parser(parser: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], str]:
+    """Every parser's help text under `parser`, by the commands leading to it."""
+    found = {path: parser.format_help()}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found.update(_every_parser(sub, (*path, name)))
+    return found
+
+
+def test_a_command_alone_is_parsed_and_helped_as_by_the_whole_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    whole = cli_module.build_parser()
+    names = list(_subparsers(whole))
+    assert names == list(cli_module._COMMANDS)
+    for name in names:
+        alone = cli_module.build_parser(only=name)
+        assert list(_subparsers(alone)) == [name]
+        whole_helps = {path: text for path, text in _every_parser(whole).items() if path[:1] == (name,)}
+        assert {path: text for path, text in _every_parser(alone).items() if path} == whole_helps
+    for argv in (
+        ["check", "--format", "json", "--base", "HEAD~1", "--head", "HEAD", "--no-cache", "-j", "2"],
+        ["claim", "add", "a.md", "A claim.", "repo://src/a.py#L1-L2"],
+        ["okf", "validate", "openwiki"],
+        ["demo"],
+    ):
+        assert vars(cli_module.build_parser(only=argv[0]).parse_args(argv)) == vars(whole.parse_args(argv))
+    for argv in (["check", "--format", "yaml"], ["claim", "nothing"]):  # the same errors, word for word
+        said = []
+        for parser in (whole, cli_module.build_parser(only=argv[0])):
+            with pytest.raises(SystemExit):
+                parser.parse_args(argv)
+            said.append(capsys.readouterr().err)
+        assert said[0] == said[1] and "invalid choice" in said[0]
+
+
+def test_an_unknown_command_is_told_the_commands_there_are(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli_module.main(["chek", "--format", "json"])
+    said = capsys.readouterr().err
+    assert "invalid choice: 'chek'" in said and all(f"'{name}'" in said for name in cli_module._COMMANDS)
