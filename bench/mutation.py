@@ -94,6 +94,12 @@ DEFAULT_TESTS: dict[str, list[str]] = {
         "tests/ground/test_findings.py",
         "tests/usecases/test_use_cases.py",
     ],
+    "bot/ground/reading.py": [
+        "tests/ground/test_reading.py",
+    ],
+    "bot/claims/collation.py": [
+        "tests/claims/test_collation.py",
+    ],
 }
 
 # -- the mutants ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import pytest
 from apptools import grounded
 from conftest import ReadsSnapshot
 
+from bot.claims import sweep as sweep_module
 from bot.claims.citations import EvidenceIndex, StoredCitations, cited_paths, may_cite
 from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
@@ -105,6 +106,13 @@ def test_a_stored_entry_tells_what_it_may_cite_in_numbers_as_its_paths_would(
 
 
 def test_a_stored_entry_is_decoded_when_asked_for_and_never_learnt_again() -> None:
+    assert dict(_stored_index().items()) == {  # every entry, none asked for before
+        "known": {"src/d.py"},
+        "s1": {"src/a.py", "src/b.py"},
+        "s2": {"src/c.py"},
+        "s3": None,
+        "s4": set(),
+    }
     index = _stored_index()
     assert "s1" in index and "s3" in index and "unknown" not in index and len(index) == 5
     assert index.cited("s1") == {"src/a.py", "src/b.py"} and index.cited("s3") is None and index.cited("s4") == set()
@@ -239,3 +247,24 @@ def test_a_claim_citing_a_wiki_kept_in_another_folder_is_rechecked_with_the_chan
     rechecked = {(page.page, claim.statement): claim.verdict for page, claim in report.claims()}
     assert set(rechecked) == {("docs/wiki/p1.md", "cites the wiki"), ("docs/wiki/p1.md", "cites the change")}
     assert rechecked["docs/wiki/p1.md", "cites the wiki"] is Verdict.ERROR
+
+
+def test_each_file_a_diff_aware_sweep_meets_is_judged_once_and_a_plain_path_without_the_parser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base, files, change = _change("src/m3.py")
+    path = "openwiki/.claims/p0.json"
+    sidecar = parse_sidecar(files[path], path)
+    odd = ("repo://src/./m3.py#L4", "repo://src/%6D0.py#L1")  # spelled otherwise: the parser says which file
+    added = tuple(Claim(f"x{n}", f"odd {n}", (EvidenceRecord(res, "x"),)) for n, res in enumerate(odd))
+    files[path] = base[path] = render_sidecar(sidecar.with_claims(sidecar.claims + added))
+    judged: list[str] = []
+    parsed: list[str] = []
+    real_judge, real_parse = sweep_module.is_normal_path, sweep_module.resource_path
+    monkeypatch.setattr(sweep_module, "is_normal_path", lambda raw: judged.append(raw) or real_judge(raw))
+    monkeypatch.setattr(sweep_module, "resource_path", lambda head: parsed.append(head) or real_parse(head))
+    report = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
+    assert {claim.statement for _, claim in report.claims()} >= {"odd 0"}
+    assert sorted(judged) == sorted(set(judged))  # once per file, however many ranges cite it
+    assert {"src/m0.py", "src/m3.py"} <= set(judged)
+    assert sorted(parsed) == sorted(odd_head.partition("#")[0] for odd_head in odd)  # only those not plain

@@ -71,6 +71,7 @@ GOOD: list[Any] = [[["drain", "code", 7]], ["a block"]]
     [
         None,
         "text",
+        [7, GOOD[1]],
         [GOOD[0]],
         [*GOOD, []],
         [{"drain": 7}, GOOD[1]],
@@ -93,6 +94,19 @@ def test_a_damaged_entry_is_not_recalled_and_the_others_are(entry: object) -> No
     cache = ReadingCache.from_json(stored, "ctx")
     assert cache.recall(A) is None
     assert cache.recall(B) == PageReading((Mention("drain", "code", 7),), ("a block",))
+
+
+def test_the_longest_mention_and_the_first_line_are_recalled() -> None:
+    entry = [[["x" * 200, "code", 1], ["../a.md", "link", 2]], []]
+    cache = ReadingCache.from_json({"format": FORMAT, "context": "ctx", "pages": {A: entry}}, "ctx")
+    assert cache.recall(A) == PageReading((Mention("x" * 200, "code", 1), Mention("../a.md", "link", 2)), ())
+
+
+def test_a_damaged_entry_read_again_is_kept_anew() -> None:
+    cache = ReadingCache.from_json({"format": FORMAT, "context": "ctx", "pages": {A: "damaged"}}, "ctx")
+    assert cache.recall(A) is None
+    cache.keep(A, read_page(PAGE))  # the same blob ids as were read: only its reading is new, and must be written
+    assert cache.changed and _round_trip(cache).recall(A) == read_page(PAGE)
 
 
 @pytest.mark.parametrize(
