@@ -237,7 +237,7 @@ class GitRepository:
             except GitError as exc:  # inside .git, for instance
                 raise GitError(f"{start} is not inside the working tree of a git repository") from exc
         self.root = Path(top)
-        self._common_dir = start / common if common else None  # git says it relative to where it ran
+        self._common_dir = (start / common).absolute() if common else None  # git says it relative to where it ran
         self._cat: _CatFile | None = None  # contents
         self._check: _CatFile | None = None  # sizes
         self._blobs: LRUCache[str, bytes] = LRUCache(maxsize=_BLOB_CACHE_BYTES, getsizeof=len)

@@ -56,12 +56,19 @@ def test_opens_from_a_subfolder_with_the_top_level_as_root(repo: GitRepo) -> Non
         assert opened.snapshot("HEAD").read("src/pkg/mod.py") == b"x = 1\n"
 
 
-def test_the_common_git_directory_is_the_main_ones_from_a_subfolder_or_a_linked_worktree(repo: GitRepo) -> None:
+def test_the_common_git_directory_is_the_main_ones_from_a_subfolder_or_a_linked_worktree(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo.write("src/pkg/mod.py", "x = 1\n")
     repo.commit()
     main = (repo.root / ".git").resolve()
     with GitRepository(repo.root / "src" / "pkg") as opened:
         assert opened.common_dir().resolve() == main
+    monkeypatch.chdir(repo.root / "src")
+    with GitRepository(".") as opened:  # git answers relative to where it ran: the path is made absolute there
+        common = opened.common_dir()
+    monkeypatch.chdir(repo.root.parent)
+    assert common.is_absolute() and common.resolve() == main
     linked = repo.root.parent / "linked"
     repo.git("worktree", "add", "-q", "--detach", str(linked))
     with GitRepository(linked / "src") as opened:
