@@ -14,6 +14,7 @@ from conftest import GitRepo
 from bot.claims.verdict_cache import FORMAT
 from bot.ground.reading import FORMAT as READINGS_FORMAT
 from bot.ground.reading import read_page
+from bot.usecases import check as check_module
 from bot.usecases import references
 
 CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
@@ -69,6 +70,15 @@ def test_a_second_check_reads_no_unchanged_page_and_finds_what_the_first_found(
     grounded.commit("b names a file that exists")
     assert _json(cli, grounded) == edited and len(read) == 2  # a blob new to the readings: read once more
     assert _json(cli, grounded) == edited and len(read) == 2
+
+
+def test_without_the_parsers_version_no_reading_is_kept_and_the_check_is_the_same(
+    grounded: GitRepo, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    expected = _json(cli, grounded, "--no-cache")
+    monkeypatch.setattr(check_module, "reading_context", lambda: None)
+    assert _json(cli, grounded) == expected
+    assert sorted(p.name for p in _memory(grounded).iterdir()) == ["evidence-index-v1.json", "verdicts-v1.json"]
 
 
 def test_a_file_edited_since_the_last_check_is_checked_afresh(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]

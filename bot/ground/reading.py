@@ -35,15 +35,19 @@ def read_page(page_text: str) -> PageReading:
     return PageReading(tuple(mentions(page_text)), tuple(prose_blocks(page_text)))
 
 
-def reading_context() -> str:
+def reading_context() -> str | None:
     """What readings are kept under: this reader's format and version, and the parser's (a new markdown-it may read
     a page otherwise), told by a hash of its package's `__init__.py`, which holds its version, without importing
-    it."""
+    it. None when that file cannot be read (an install inside an archive, say): no reading is kept or used then."""
     import importlib.util  # noqa: PLC0415 - a full check's only use of it
 
     spec = importlib.util.find_spec("markdown_it")
-    origin = spec.origin if spec is not None else None
-    parser = sha_hex(Path(origin).read_bytes())[:16] if origin else "none"
+    if spec is None or not spec.origin:
+        return None
+    try:
+        parser = sha_hex(Path(spec.origin).read_bytes())[:16]
+    except OSError:
+        return None
     return f"{FORMAT}:{__version__}:markdown-it {parser}"
 
 

@@ -44,7 +44,8 @@ async def check(
     readings = None
     if memory is not None and change is None:
         sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)
-        readings = await memory.readings(reading_context()) if references else None
+        context = reading_context() if references else None
+        readings = await memory.readings(context) if context is not None else None
     wiki = sweeper.load()
     for snapshot, paths in sweeper.reads(wiki):
         await source.fetch(snapshot, paths)
