@@ -76,11 +76,18 @@ class EvidenceIndex:
     """Sidecar blob id → the files it cites. What a sweep learns is kept apart (`learnt`), so a store adds only
     that; what a store gives as numbers (`stored`) is decoded entry by entry, when asked for."""
 
-    def __init__(self, entries: Mapping[str, Cited] | None = None, stored: StoredCitations | None = None) -> None:
+    def __init__(
+        self,
+        entries: Mapping[str, Cited] | None = None,
+        stored: StoredCitations | None = None,
+        parsed: Iterable[str] = (),
+    ) -> None:
         self._entries: dict[str, Cited] = dict(entries or {})
         self._stored = stored if stored is not None else StoredCitations((), {})
         self._unstored = sum(blob not in self._stored.sidecars for blob in self._entries)  # counted for `len`
         self.learnt: dict[str, Cited] = {}
+        self._parsed = set(parsed)
+        self.parsed_now: set[str] = set()  # of `parsed`, the sidecars this sweep parsed first
 
     def __contains__(self, blob_id: object) -> bool:
         return blob_id in self._entries or blob_id in self._stored.sidecars
@@ -108,6 +115,17 @@ class EvidenceIndex:
         if blob_id not in self:
             self._entries[blob_id] = self.learnt[blob_id] = cited
             self._unstored += 1
+
+    def parsed(self, blob_id: str) -> bool:
+        """Whether a sweep parsed the sidecar with this blob id without error: the same bytes read the same way
+        again (`parse_sidecar(read_before=True)`)."""
+        return blob_id in self._parsed
+
+    def learn_parsed(self, blob_id: str) -> None:
+        """Record that a sweep parsed the sidecar with this blob id without error."""
+        if blob_id not in self._parsed:
+            self._parsed.add(blob_id)
+            self.parsed_now.add(blob_id)
 
     def items(self) -> Iterable[tuple[str, Cited]]:
         """Every entry, decoded."""

@@ -629,8 +629,14 @@ class Sweeper:
             unread = self._cannot_cite_change if self.index else None
         with cyclic_gc_paused():
             cache = self._cache
-            read_before = partial(self._read_before, cache) if cache else None
-            return load_wiki(self.head, self.wiki_dir, wanted, unread, read_before)
+            read_before = partial(self._read_before, cache) if cache or self.index is not None else None
+            wiki = load_wiki(self.head, self.wiki_dir, wanted, unread, read_before)
+        if self.index is not None:  # what parsed without error parses so again: the index keeps it
+            blob_id = self.head.blob_id
+            for page in wiki.pages:
+                if page.sidecar is not None and (blob := blob_id(page.sidecar_path)) is not None:
+                    self.index.learn_parsed(blob)
+        return wiki
 
     @property
     def _cache(self) -> VerdictCache | None:
@@ -638,11 +644,15 @@ class Sweeper:
         cache = self.verdicts
         return cache if cache is not None and cache.context == self.verdict_context else None
 
-    def _read_before(self, cache: VerdictCache, sidecar_path: str) -> bool:
-        """Whether the verdict cache holds the page of this sidecar's blob: kept only for a sidecar a sweep read
-        (under this context: this engine's version)."""
+    def _read_before(self, cache: VerdictCache | None, sidecar_path: str) -> bool:
+        """Whether a sweep parsed this sidecar's very bytes without error: the evidence index says so, or the
+        verdict cache holds its page (kept only for a sidecar a sweep read, under this engine's context)."""
         blob = self.head.blob_id(sidecar_path)
-        return blob is not None and cache.page(blob) is not None
+        if blob is None:
+            return False
+        return (self.index is not None and self.index.parsed(blob)) or (
+            cache is not None and cache.page(blob) is not None
+        )
 
     def _cannot_cite_change(self, sidecar_path: str) -> bool:
         return cannot_cite(self.head, sidecar_path, self.wiki_dir, self.touched_paths, self.index or EvidenceIndex())

@@ -101,6 +101,7 @@ class GitDirMemory:
         self.folder = folder
         self._warn = warn  # the command line prints a problem on its error stream; the default logs it
         self._citations: StoredCitations | None = None
+        self._parsed: frozenset[str] = frozenset()  # sidecar blobs a sweep parsed without error (read with the index)
         self._verdicts: VerdictCache | None = None
         self._write_failed = False
 
@@ -136,12 +137,16 @@ class GitDirMemory:
                 if value is None or (type(value) is list and _numbers_below(value, len(paths)))
             }
             self._citations = StoredCitations(paths, valid)
+            parsed = raw.get("parsed")
+            if type(parsed) is list and all(type(blob) is str for blob in parsed):
+                self._parsed = frozenset(parsed)
         return self._citations
 
     async def index(self, sidecar_blobs: Collection[str]) -> EvidenceIndex:
         stored = self._stored()
         known = stored.sidecars
-        return EvidenceIndex(stored=StoredCitations(stored.paths, {b: known[b] for b in sidecar_blobs if b in known}))
+        asked = StoredCitations(stored.paths, {b: known[b] for b in sidecar_blobs if b in known})
+        return EvidenceIndex(stored=asked, parsed=self._parsed.intersection(sidecar_blobs))
 
     async def verdicts(self, context: str) -> VerdictCache:
         self._verdicts = VerdictCache.from_json(self._read(VERDICTS_FILE), context)
@@ -153,7 +158,7 @@ class GitDirMemory:
     async def keep(
         self, index: EvidenceIndex, verdicts: VerdictCache | None, readings: ReadingCache | None = None
     ) -> None:
-        if index.learnt:
+        if index.learnt or index.parsed_now:
             stored = self._stored()
             entries = {blob: stored.decoded(blob) for blob in stored.sidecars}
             entries.update(index.learnt)
@@ -164,7 +169,9 @@ class GitDirMemory:
             sidecars = {  # at C speed: 134k paths on 1,000 pages
                 blob: None if cited is None else sorted(map(number, cited)) for blob, cited in entries.items()
             }
-            self._write(INDEX_FILE, {"format": INDEX_FORMAT, "paths": paths, "sidecars": sidecars})
+            parsed = sorted((self._parsed | index.parsed_now) & entries.keys())  # forgotten with their entries
+            document = {"format": INDEX_FORMAT, "paths": paths, "sidecars": sidecars, "parsed": parsed}
+            self._write(INDEX_FILE, document)
         if verdicts is not None and verdicts.changed:
             self._write(VERDICTS_FILE, verdicts.to_json())
         if readings is not None and readings.changed:

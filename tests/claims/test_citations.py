@@ -12,7 +12,7 @@ from bot.claims import sweep as sweep_module
 from bot.claims.citations import EvidenceIndex, StoredCitations, cited_paths, may_cite
 from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
-from bot.claims.sidecar import Claim, EvidenceRecord, parse_sidecar, render_sidecar
+from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from bot.claims.verdicts import Verdict
@@ -127,6 +127,14 @@ def test_a_stored_entry_is_decoded_when_asked_for_and_never_learnt_again() -> No
     }
     index.learn("new", None)
     assert len(index) == 6 and index.learnt == {"new": None}  # counted once, decoded entries or not
+
+
+def test_the_index_keeps_which_sidecars_a_sweep_parsed_and_apart_those_this_sweep_did() -> None:
+    index = EvidenceIndex(parsed=["a"])
+    assert index.parsed("a") and not index.parsed("b") and index.parsed_now == set()
+    index.learn_parsed("a")  # known already: not new
+    index.learn_parsed("b")
+    assert index.parsed("b") and index.parsed_now == {"b"}
 
 
 def _change(path: str) -> tuple[dict[str, bytes], dict[str, bytes], Change]:
@@ -268,3 +276,27 @@ def test_each_file_a_diff_aware_sweep_meets_is_judged_once_and_a_plain_path_with
     assert sorted(judged) == sorted(set(judged))  # once per file, however many ranges cite it
     assert {"src/m0.py", "src/m3.py"} <= set(judged)
     assert sorted(parsed) == sorted(odd_head.partition("#")[0] for odd_head in odd)  # only those not plain
+
+
+def test_a_diff_aware_sweep_reads_as_read_before_the_sidecars_an_earlier_one_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, files, change = _change("src/m3.py")
+    seen: dict[str, bool] = {}
+    real = sweep_module.parse_sidecar
+
+    def spy(data: bytes, sidecar_path: str, *, read_before: bool = False) -> Sidecar:
+        seen[sidecar_path] = read_before
+        return real(data, sidecar_path, read_before=read_before)
+
+    monkeypatch.setattr(sweep_module, "parse_sidecar", spy)
+    index = EvidenceIndex()
+    first = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions(), index=index).sweep()
+    citing = {"openwiki/.claims/p2.json", "openwiki/.claims/p3.json"}  # pages 2 and 3 cite src/m3.py
+    assert seen == dict.fromkeys(citing, False)
+    assert len(index.parsed_now) == 2
+    seen.clear()
+    again = EvidenceIndex(dict(index.items()), parsed=index.parsed_now)
+    second = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions(), index=again).sweep()
+    assert seen == dict.fromkeys(citing, True) and second == first
+    assert again.parsed_now == set()  # nothing new to keep

@@ -143,6 +143,31 @@ async def test_the_pages_readings_are_kept_beside_the_index_and_written_only_whe
     assert await SharedIndex().readings("ctx") is None  # the App's checks are diff-aware: no page readings
 
 
+async def test_the_sidecars_a_sweep_parsed_are_kept_with_their_entries_only(tmp_path: Path) -> None:
+    index = learnt({A: frozenset({"x"}), B: None})
+    index.learn_parsed(A)
+    index.learn_parsed(C)  # no entry: not kept (forgotten with its entry)
+    await GitDirMemory(tmp_path).keep(index, None)
+    assert orjson.loads((tmp_path / INDEX_FILE).read_bytes())["parsed"] == [A]
+    again = await GitDirMemory(tmp_path).index([A, B])
+    assert again.parsed(A) and not again.parsed(B) and not again.parsed(C)
+    again.learn_parsed(B)  # nothing learnt but this: written
+    await GitDirMemory(tmp_path).keep(again, None)
+    third = await GitDirMemory(tmp_path).index([A, B])
+    assert third.parsed(A) and third.parsed(B)
+    assert not (await GitDirMemory(tmp_path).index([B])).parsed(A)  # only of the sidecars asked about
+
+
+@pytest.mark.parametrize("parsed", ["a" * 40, [1], {"a": 1}, None])
+async def test_a_damaged_list_of_parsed_sidecars_is_ignored_and_the_entries_kept(
+    tmp_path: Path, parsed: object
+) -> None:
+    raw = {"format": 1, "paths": ["x"], "sidecars": {A: [0]}, "parsed": parsed}
+    (tmp_path / INDEX_FILE).write_bytes(orjson.dumps(raw))
+    index = await GitDirMemory(tmp_path).index([A])
+    assert known(index) == {A: frozenset({"x"})} and not index.parsed(A)
+
+
 async def test_a_second_sweep_adds_what_it_learnt_to_what_was_kept(tmp_path: Path) -> None:
     await GitDirMemory(tmp_path).keep(learnt({A: frozenset({"x"})}), None)
     second = GitDirMemory(tmp_path)
