@@ -1,7 +1,7 @@
 """Errors of the claims core, named after OpenWiki's so their meaning carries over, and the problem type the
 sweep returns where it cannot evaluate something."""
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class ClaimsError(Exception):
@@ -30,8 +30,7 @@ class SidecarError(ClaimsError, ValueError):
         self.problem = problem
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """Why a file or a resource cannot be evidence, in words: returned rather than raised, so a sweep goes on
     and reports it on the one claim it concerns."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .resources import normalize_posix
 from .sidecar import js_trim
@@ -11,8 +11,7 @@ from .sidecar import js_trim
 IGNORE_FILE = ".openwikiignore"
 
 
-@dataclass(frozen=True, slots=True)
-class _Rule:
+class _Rule(NamedTuple):
     pattern: re.Pattern[str]
     negated: bool
     directory_only: bool

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import NamedTuple
 
 # Regions larger than this (old lines x new lines) with no unique anchor are treated as replaced.
 FALLBACK_CELLS = 1_000_000
 
 
-@dataclass(frozen=True, slots=True)
-class Hunk:
+class Hunk(NamedTuple):
     """Old lines [old_start, old_end) were replaced by new lines [new_start, new_end)."""
 
     old_start: int

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 
 class Kind(StrEnum):
@@ -21,8 +21,7 @@ class Kind(StrEnum):
     OTHER = "other"  # submodule, fifo, device: never evidence
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     kind: Kind
     size: int | None = None
 
@@ -124,8 +123,7 @@ class MemorySnapshot:
                 yield path, Entry(Kind.SYMLINK)
 
 
-@dataclass(frozen=True, slots=True)
-class FileChange:
+class FileChange(NamedTuple):
     """One file of a change: added (no old path), deleted (no new path), modified or renamed."""
 
     old_path: str | None

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..okf.frontmatter import FrontMatterError, Page
 from .markdown import tokens
@@ -76,8 +77,7 @@ def render_quotes(quotes: Quotes) -> bytes:
     return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode()
 
 
-@dataclass(frozen=True, slots=True)
-class Coverage:
+class Coverage(NamedTuple):
     claims: int
     paragraphs: int  # blocks of prose: paragraphs, list items' paragraphs, tables
     grounded: int  # of those, the ones holding a quote of one of the page's claims

@@ -15,7 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
 from .markdown import tokens
@@ -35,8 +35,7 @@ _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "nil", 
 _PATH_KEYWORDS = frozenset({"crate", "self", "super"})
 
 
-@dataclass(frozen=True, slots=True)
-class Mention:
+class Mention(NamedTuple):
     """A code span or a link of a page, as written, and the page line (1-based) it stands on."""
 
     text: str
@@ -44,8 +43,7 @@ class Mention:
     line: int
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """What a mention names: a path of the repository, or a definition in it."""
 
     path: str
