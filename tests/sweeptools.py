@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from apptools import grounded
 
+from bot.claims import sweep as sweep_module
 from bot.claims.options import SweepOptions
+from bot.claims.sidecar import Sidecar
 from bot.claims.snapshot import Snapshot
 from bot.claims.sweep import Sweeper
 
@@ -39,3 +42,16 @@ def sweeper_of(snapshot: Snapshot, processes: int, **kwargs: Any) -> Sweeper:
     sweeper = Sweeper(snapshot, None, SweepOptions(), processes=processes, **kwargs)
     sweeper.records_per_process = 1  # share even this small wiki
     return sweeper
+
+
+def sidecars_read(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """Each sidecar the sweep parses from now on, by path: whether it was parsed as read before (`parse_sidecar`)."""
+    seen: dict[str, bool] = {}
+    real = sweep_module.parse_sidecar
+
+    def spy(data: bytes, sidecar_path: str, *, read_before: bool = False) -> Sidecar:
+        seen[sidecar_path] = read_before
+        return real(data, sidecar_path, read_before=read_before)
+
+    monkeypatch.setattr(sweep_module, "parse_sidecar", spy)
+    return seen

@@ -7,12 +7,13 @@ from __future__ import annotations
 import pytest
 from apptools import grounded
 from conftest import ReadsSnapshot
+from sweeptools import sidecars_read
 
 from bot.claims import sweep as sweep_module
 from bot.claims.citations import EvidenceIndex, StoredCitations, cited_paths, may_cite
 from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
-from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, parse_sidecar, render_sidecar
+from bot.claims.sidecar import Claim, EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from bot.claims.verdicts import Verdict
@@ -282,14 +283,7 @@ def test_a_diff_aware_sweep_reads_as_read_before_the_sidecars_an_earlier_one_par
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _, files, change = _change("src/m3.py")
-    seen: dict[str, bool] = {}
-    real = sweep_module.parse_sidecar
-
-    def spy(data: bytes, sidecar_path: str, *, read_before: bool = False) -> Sidecar:
-        seen[sidecar_path] = read_before
-        return real(data, sidecar_path, read_before=read_before)
-
-    monkeypatch.setattr(sweep_module, "parse_sidecar", spy)
+    seen = sidecars_read(monkeypatch)
     index = EvidenceIndex()
     first = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions(), index=index).sweep()
     citing = {"openwiki/.claims/p2.json", "openwiki/.claims/p3.json"}  # pages 2 and 3 cite src/m3.py

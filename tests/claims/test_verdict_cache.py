@@ -11,12 +11,12 @@ import orjson
 import pytest
 from apptools import grounded
 from conftest import ReadsSnapshot
+from sweeptools import sidecars_read
 
-from bot.claims import sweep as sweep_module
 from bot.claims.citations import EvidenceIndex
 from bot.claims.options import SweepOptions
 from bot.claims.results import EvidenceResult, SweepReport
-from bot.claims.sidecar import Sidecar, parse_sidecar, render_sidecar
+from bot.claims.sidecar import parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper
 from bot.claims.verdict_cache import FORMAT, PageBuilder, VerdictCache, decode, encode, recall_page
@@ -361,14 +361,7 @@ def test_a_sidecar_whose_page_the_cache_holds_is_read_as_read_before_and_only_th
     path = "openwiki/.claims/clock.json"
     sidecar = parse_sidecar(files[path], path)
     edited[path] = render_sidecar(sidecar.with_claims(sidecar.claims[:2]))  # new bytes: not read before
-    seen: dict[str, bool] = {}
-    real = sweep_module.parse_sidecar
-
-    def spy(data: bytes, sidecar_path: str, *, read_before: bool = False) -> Sidecar:
-        seen[sidecar_path] = read_before
-        return real(data, sidecar_path, read_before=read_before)
-
-    monkeypatch.setattr(sweep_module, "parse_sidecar", spy)
+    seen = sidecars_read(monkeypatch)
     second, _, _ = warm(edited, stored(cache))
     assert seen == {"openwiki/.claims/queue.json": True, path: False}
     assert second == cold(edited)
