@@ -8,6 +8,8 @@ import json
 import re
 from typing import NamedTuple
 
+from pybase64 import b64decode
+
 from .text import FileText, sha_hex
 
 FILE_PREFIX = "repo-file-v1:sha256:"
@@ -46,6 +48,7 @@ _TAIL_WITHOUT_HEX = (
     b'"followingContextLineCount":,"followingContextHash":""}'
 ).translate(None, _HEX_DIGITS)
 _HEX64 = re.compile(r"[a-f0-9]{64}")
+_PADDING = ("", "===", "==", "=")  # by the payload's length mod 4 (1 mod 4 is no base64 length: refused)
 _MAX_SAFE_INTEGER = 2**53 - 1
 _KEYS = (
     "selectedLineCount",
@@ -118,11 +121,14 @@ def _hex(value: object) -> str | None:
 
 
 def _payload_bytes(payload: str) -> bytes | None:
-    """base64url without padding, decoded strictly (a character outside the alphabet is an error)."""
+    """base64url without padding, decoded strictly (a character outside the alphabet is an error; the callers
+    refuse "+", "/" and "=" first).
+
+    pybase64's SIMD decoder with the URL-safe alphabet: half the time of the standard library's `a2b_base64` after
+    translating the alphabet, which was a third of evaluating a fresh record in a cold sweep (the tests hold the
+    two equal)."""
     try:
-        return binascii.a2b_base64(
-            payload.replace("-", "+").replace("_", "/") + "=" * (-len(payload) % 4), strict_mode=True
-        )
+        return b64decode(payload + _PADDING[len(payload) & 3], altchars=b"-_", validate=True)
     except (binascii.Error, ValueError):
         return None
 

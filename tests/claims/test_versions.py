@@ -7,6 +7,8 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from bot.claims import resolve_evidence
 from bot.claims.text import FileText, split_lines
@@ -330,3 +332,31 @@ def test_parsing_with_the_fast_layout_gives_what_the_reference_regex_gives() -> 
     for bad in ("+", "/", "=", ".", " "):
         assert parse_lines_version(prefix + payload[:40] + bad + payload[41:]) is None
     assert parse_lines_version(token[:30] + "G" + token[31:]) is None  # the content hash is hex
+
+
+_URLSAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=_URLSAFE, max_size=14),  # every length mod 4, trailing bits set or not
+        st.text(alphabet=_URLSAFE + " .\n\t*é\x00\udcff", max_size=14),
+    )
+)
+def test_the_payload_is_decoded_as_the_standard_librarys_strict_decoder_does(payload: str) -> None:
+    """pybase64 decodes the metadata on the hot path: what it accepts, refuses and gives is what `a2b_base64` in
+    strict mode does after translating the URL-safe alphabet. Its callers refuse "+", "/" and "=" first (not
+    base64url; pybase64 takes a "+" or "/" in some positions despite the other alphabet)."""
+    import binascii
+
+    from bot.claims.versions import _payload_bytes
+
+    assume("+" not in payload and "/" not in payload and "=" not in payload)
+    expected: bytes | None
+    try:
+        translated = payload.replace("-", "+").replace("_", "/")
+        expected = binascii.a2b_base64(translated + "=" * (-len(payload) % 4), strict_mode=True)
+    except (binascii.Error, ValueError):
+        expected = None
+    assert _payload_bytes(payload) == expected
