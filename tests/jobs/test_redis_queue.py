@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import signal
+import socket
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -15,7 +16,10 @@ from typing import Any
 
 import aiohttp
 import pytest
+import redis
 from apptools import grounded, push_payload, runs_of, sign
+from arq.connections import ArqRedis
+from arq.constants import job_key_prefix
 from arq.worker import Worker, func
 from fakegithub import FakeGitHub
 from processes import Process, app_environment, eventually, metric, redis_server, redis_url, start_process
@@ -205,6 +209,88 @@ async def test_the_enqueueing_script_is_loaded_at_start_and_reloaded_after_a_flu
         assert await queue.pool.script_exists(sha) == [True]
     finally:
         await queue.close()
+
+
+async def test_a_burst_of_submissions_goes_to_redis_in_one_pipeline_in_their_order(redis_url: str) -> None:
+    """Concurrent deliveries (each handler at `submit`) are enqueued in one round trip, each answered for itself:
+    new ones True, the same deliveries again False, and the last submitted of a key is its latest."""
+    from arq.jobs import deserialize_job
+
+    from bot.jobs.redis import _latest_key
+
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    pipelines = 0
+    pipeline = queue.pool.pipeline
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal pipelines
+        pipelines += 1
+        return pipeline(*args, **kwargs)
+
+    queue.pool.pipeline = counted  # type: ignore[method-assign]
+    try:
+        jobs = [check_job(f"{n % 5}:branch:main", f"d{n}", n) for n in range(40)]
+        assert await asyncio.gather(*(queue.submit(job) for job in jobs)) == [True] * 40
+        assert pipelines == 1
+        assert await queue.depth() == 40
+        assert await asyncio.gather(*(queue.submit(job) for job in jobs[:10])) == [False] * 10  # seen before
+        assert pipelines == 2 and await queue.depth() == 40
+        for key in range(5):  # d35..d39 were the last of their keys
+            latest = await queue.pool.get(_latest_key(f"{key}:branch:main"))
+            record = await queue.pool.get(job_key_prefix + latest.decode())
+            assert deserialize_job(record).args[0]["delivery"] == f"d{35 + key}"
+        assert await queue.submit(check_job("k", "alone"))  # one job on its own: a pipeline of one
+        assert pipelines == 3
+    finally:
+        await queue.close()
+
+
+async def test_every_submitter_of_a_burst_hears_redis_refuse_it_and_none_waits(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    try:
+        await queue.pool.set(QUEUE_NAME, "not a sorted set")  # every job's ZADD fails: WRONGTYPE
+        results = await asyncio.wait_for(
+            asyncio.gather(*(queue.submit(check_job("k", f"d{n}", n)) for n in range(8)), return_exceptions=True), 10
+        )
+        assert all(isinstance(r, redis.exceptions.ResponseError) and "WRONGTYPE" in str(r) for r in results)
+        await queue.pool.delete(QUEUE_NAME)
+        assert await queue.submit(check_job("k", "d-after", 9))  # the queue works again
+    finally:
+        await queue.close()
+
+
+async def test_a_burst_sent_when_redis_is_unreachable_fails_for_every_submitter(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    with socket.socket() as spare:
+        spare.bind(("127.0.0.1", 0))
+        dead = spare.getsockname()[1]  # nothing listens here once closed
+    await queue.pool.aclose()
+    queue._pool = ArqRedis(host="127.0.0.1", port=dead)  # Redis gone after the queue started
+    try:
+        results = await asyncio.wait_for(
+            asyncio.gather(*(queue.submit(check_job("k", f"d{n}", n)) for n in range(6)), return_exceptions=True), 60
+        )
+        assert all(isinstance(r, redis.exceptions.ConnectionError) for r in results), results
+    finally:
+        await queue.close()
+
+
+async def test_closing_the_queue_answers_the_submissions_already_sent_first(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    submissions = [asyncio.create_task(queue.submit(check_job("k", f"d{n}", n))) for n in range(20)]
+    await asyncio.sleep(0)  # every submitter waits on the pipeline now
+    await queue.close()
+    assert await asyncio.gather(*submissions) == [True] * 20
+    reader = RedisQueue(redis_url)
+    await reader.start()
+    try:
+        assert await reader.depth() == 20
+    finally:
+        await reader.close()
 
 
 async def test_a_failing_job_gets_its_tries_then_the_failure_handler(redis_url: str) -> None:
