@@ -15,7 +15,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
+import orjson
+from pythonjsonlogger.core import LogData
 from pythonjsonlogger.json import JsonFormatter
+from pythonjsonlogger.orjson import OrjsonFormatter
 
 WORK: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("wikiwarden_work", default=None)
 REDACTED = "[redacted]"
@@ -34,6 +37,22 @@ def work_context(**fields: Any) -> Iterator[None]:
         yield
     finally:
         WORK.reset(token)
+
+
+class _JsonLines(OrjsonFormatter):
+    """python-json-logger's fields encoded by orjson (the standard library's encoder was a third of a delivery's
+    log line, about 15 µs); what orjson refuses, a lone surrogate (a file name that is not UTF-8) or an integer
+    beyond 64 bits, by the standard library's encoder, as before: no line is lost."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fallback = JsonFormatter(*args, **kwargs)
+
+    def jsonify_log_record(self, log_data: LogData) -> str:
+        try:
+            return super().jsonify_log_record(log_data)
+        except orjson.JSONEncodeError:
+            return self._fallback.jsonify_log_record(log_data)
 
 
 class _WorkFields(logging.Filter):
@@ -96,7 +115,7 @@ def configure_logging(
 ) -> logging.Handler:
     """Send the root logger's records to `stream` (stderr), formatted and scrubbed; returns the handler."""
     if fmt == "json":
-        inner: logging.Formatter = JsonFormatter(
+        inner: logging.Formatter = _JsonLines(
             "%(levelname)s %(name)s %(message)s",
             rename_fields={"levelname": "level", "name": "logger"},
             timestamp="time",  # ISO 8601 in UTC, to the microsecond

@@ -54,6 +54,17 @@ def test_log_lines_are_json_with_the_works_context(logs) -> None:
     assert "delivery" not in outside
 
 
+def test_a_line_orjson_refuses_is_written_by_the_standard_encoder_and_none_is_lost(logs) -> None:
+    """Lines are encoded by orjson; a lone surrogate (a file name git gave that is not UTF-8) or an integer beyond
+    64 bits goes through the standard library's encoder instead, still one JSON object, still scrubbed."""
+    log = logging.getLogger("bot.test")
+    log.info("read src/caf\udce9.py", extra={"size": 2**70})
+    log.info("café ☕ %s", SECRET, extra={"path": "src/é.py"})
+    refused, plain = logs()
+    assert (refused["message"], refused["size"]) == ("read src/caf\udce9.py", 2**70)
+    assert plain["message"] == f"café ☕ {REDACTED}" and plain["path"] == "src/é.py"
+
+
 @pytest.mark.parametrize(
     "token",
     [
