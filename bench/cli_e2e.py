@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.machine import speed_line
 from bench.sweep import build, git_repository, shift_everything, ten_file_change
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -205,6 +206,7 @@ def main() -> None:
         CHECKOUTS[:] = [(" [this]", ROOT), (f" [{args.against.name}]", args.against.resolve())]
     print(f"rss from {'/usr/bin/time -v' if TIME_BIN else 'getrusage(RUSAGE_CHILDREN)'}; {args.repeat} runs each")
     print("cold: --no-cache; warm: the cache the previous check left in .git/wikiwarden")
+    print(speed_line("before"))
     for claims in (int(s) for s in args.sizes.split(",")):
         files = 1000 if claims < 100_000 else 10_000
         tree = build(claims, files)
@@ -239,6 +241,7 @@ def main() -> None:
             diff = [*check, "--base", "HEAD~1", "--head", "HEAD"]
             _series("10-file change, cold", repo, [*diff, "--no-cache"], args.repeat, targets["10-file change"])
             _cached_series("10-file change, index warm", repo, diff, args.repeat, targets["10-file change"], unchanged)
+    print(speed_line("after"))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from typing import NamedTuple
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
+from machine import speed_line  # noqa: E402
 from sweep import build, git_repository, shift_everything, ten_file_change  # noqa: E402
 
 DEFAULT_ORACLE = "/tmp/openwiki-oracle-build/openwiki-oracle.mjs"
@@ -285,6 +286,7 @@ def main() -> None:
     print(f"Wikiwarden {checkout_version()} ({wikiwarden[0]}) vs {args.oracle}")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{os.cpu_count()} cores, load average {load}")
+    print(speed_line("before"))
     for claims in (int(s) for s in args.sizes.split(",")):
         files = 1000 if claims < 100_000 else 10_000
         tree = build(claims, files)
@@ -293,6 +295,7 @@ def main() -> None:
                 repo = Path(folder) / "repo"
                 git_repository(CASES[label](tree), repo)
                 compare_case(f"{label} ({files:,} files)", repo, claims, oracle, wikiwarden, args.runs, args.warmups)
+    print(speed_line("after"))
 
 
 if __name__ == "__main__":

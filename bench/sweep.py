@@ -29,6 +29,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.machine import speed_line
 from bot.claims.citations import EvidenceIndex
 from bot.claims.fanout import usable_processors
 from bot.claims.options import SweepOptions
@@ -174,6 +175,7 @@ def main() -> None:
     parser.add_argument("--git", action="store_true", help="also time a real repository (git objects, working tree)")
     parser.add_argument("--jobs", type=int, default=usable_processors(), help="processes of the shared full sweeps")
     args = parser.parse_args()
+    print(speed_line("before"))
     print(
         f"{'claims':>8} {'files':>6}  {'full sweep':>18}  {'all moved':>18}  {'10-file change':>14}"
         f"  {'full sweep memory (peak, report)':>32}"
@@ -230,6 +232,7 @@ def main() -> None:
                     seconds, report = best(args.repeat, run)
                     assert report.summary["fresh"] == claims
                     print(f"{'':>16}  full sweep from {label}: {seconds:.2f} s ({claims / seconds:,.0f} claims/s)")
+    print(speed_line("after"))
 
 
 if __name__ == "__main__":

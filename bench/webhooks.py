@@ -38,6 +38,7 @@ from apptools import grounded, push_payload, settings_for, sign  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402
 from fakegithub import create_app as fake_app  # noqa: E402
 
+from bench.machine import speed_line  # noqa: E402
 from bot.web import QUEUE, RUNTIME, create_app  # noqa: E402
 
 CLAIMS_PER_PAGE = 10
@@ -391,6 +392,7 @@ def main() -> None:
     parser.add_argument("--skip-costs", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
+    print(speed_line("before"))
     if not args.skip_latency:
         print("a bare aiohttp application answering 202 (the floor):")
         floor = asyncio.run(latency(args.deliveries, bare=True))
@@ -408,6 +410,7 @@ def main() -> None:
         )
     if not args.skip_costs:
         asyncio.run(costs())
+    print(speed_line("after"))
 
 
 if __name__ == "__main__":
