@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from hashlib import sha256
+from itertools import compress
 from operator import attrgetter
 from typing import NamedTuple, overload
 
@@ -544,10 +545,10 @@ class Sweeper:
         texts = self._texts[id(self.head)]
         answers = PageBuilder()
         for path in paths:
-            self._evaluate_file(path, by_path[path], results)
+            filed = by_path[path]
+            self._evaluate_file(path, filed, results)
             file = (path, "") if type(texts.get(path)) is FileText else None
-            for index, _ in by_path[path]:
-                answers.add(file, results[index])
+            answers.add_all([file] * len(filed), [results[index] for index, _ in filed])
         return pickle.dumps(answers.build(), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _take(
@@ -794,18 +795,24 @@ class Sweeper:
             records = [record for _, claims in chosen for claim in claims for record in claim.evidence]
             results: list[EvidenceResult | None] = [None] * len(records)
             recalled = self._recall(chosen, records, results)
-            by_path = self._file(records, results)
-            self._planned = _Plan(wiki, duplicates, chosen, unaffected_pages, records, results, recalled, by_path)
+            by_path, cited = self._file(records, results)
+            self._planned = _Plan(
+                wiki, duplicates, chosen, unaffected_pages, records, results, recalled, by_path, cited
+            )
         return self._planned
 
-    def _file(self, records: list[EvidenceRecord], results: list[EvidenceResult | None]) -> dict[str, list[_Filed]]:
+    def _file(
+        self, records: list[EvidenceRecord], results: list[EvidenceResult | None]
+    ) -> tuple[dict[str, list[_Filed]], list[str | None]]:
         """Each record not answered yet filed under the file it cites (its path parsed once per file, its span
-        through the span parser's memo, no resource object made); a record in error answered with its error."""
+        through the span parser's memo, no resource object made); a record in error answered with its error. Also
+        the path each record cites, by index (None for one answered already or in error: `_remember` reuses it)."""
         by_path: dict[str, list[_Filed]] = {}
+        cited: list[str | None] = [None] * len(records)
         for index, record in enumerate(records):
             if results[index] is not None:
                 continue
-            path = self._cited_path(record.resource)
+            path = cited[index] = self._cited_path(record.resource)
             if path is None:
                 res = self.resource(record.resource)  # in error: worded from the whole resource
                 if isinstance(res, Problem):
@@ -815,7 +822,7 @@ class Sweeper:
                     continue
                 path = res.path
             by_path.setdefault(path, []).append((index, record))
-        return by_path
+        return by_path, cited
 
     def sweep(self, wiki: Wiki | None = None) -> SweepReport:
         """Load the wiki (unless given, loaded by this sweeper) and evaluate it, the cyclic collector paused."""
@@ -836,7 +843,7 @@ class Sweeper:
             for path in paths:
                 self._evaluate_file(path, by_path[path], results)
         if recalled is not None:
-            self._remember(chosen, results, recalled)
+            self._remember(plan, recalled)
         pages = []
         position = 0
         for page, claims in chosen:
@@ -886,42 +893,45 @@ class Sweeper:
             position += len(mine)
         return recalled
 
-    def _remember(self, chosen: Selection, results: list[EvidenceResult | None], recalled: list[_Recalled]) -> None:
+    def _remember(self, plan: _Plan, recalled: list[_Recalled]) -> None:
         """Teach the evidence index what each new sidecar cites, and keep in the verdict cache every result
         evaluated from a file whose blob id is known (or recalled from it)."""
         files = _KeptFiles(self)  # one (path, blob id) per file, however many records cite it
         position = 0
-        for (_, claims), (blob, kept, hits) in zip(chosen, recalled, strict=True):
+        for (page, _), (blob, kept, hits) in zip(plan.chosen, recalled, strict=True):
             start, position = position, position + len(hits)
             if blob is None:
                 continue
-            if kept is not None and hits.count(0) == 0 and (self.index is None or blob in self.index):
+            known = self.index is None or blob in self.index
+            if kept is not None and hits.count(0) == 0 and known:
                 if self.verdicts is not None:
                     self.verdicts.keep(blob, kept)  # every result recalled: kept as it was
                 continue
-            page = PageBuilder()
-            known = self.index is None or blob in self.index
-            cited: set[str] | None = None if known else set()  # what the index does not know yet, learnt
-            i = 0
-            for claim in claims:
-                for record in claim.evidence:
-                    file: tuple[str, str] | None
-                    if hits[i]:
-                        assert kept is not None
-                        file = kept.file_of(i)
-                        path: str | None = file[0]
-                    else:
-                        path = self._cited_path(record.resource)
-                        file = files[path] if path is not None else None
-                    if cited is not None:
-                        cited = _with_path(cited, path, record.resource)
-                    page.add(file, results[start + i])
-                    i += 1
+            paths = plan.cited[start:position]  # the paths `_file` found, reused: 134k records at 100k claims
+            kept_files = [files[path] if path is not None else None for path in paths]
+            if kept is not None:
+                for i in compress(range(len(hits)), hits):  # recalled: the file the cache kept it from
+                    file = kept_files[i] = kept.file_of(i)
+                    paths[i] = file[0]
             if not known:
                 assert self.index is not None
-                self.index.learn(blob, frozenset(cited) if cited is not None else None)
+                self.index.learn(blob, self._cites(page, paths))
             if self.verdicts is not None:
-                self.verdicts.keep(blob, page.build())
+                verdicts = PageBuilder()
+                verdicts.add_all(kept_files, plan.results[start:position])
+                self.verdicts.keep(blob, verdicts.build())
+
+    def _cites(self, page: LoadedPage, paths: list[str | None]) -> frozenset[str] | None:
+        """What the evidence index learns a sidecar cites: the paths its records cite, as the sweep filed them. A
+        sidecar with a record the sweep refused (in error: ignored, in the wiki, a span or path that does not
+        parse) is learnt from its bytes, as a diff-aware sweep learns a sidecar it reads (`_may_cite_change`):
+        which sidecars a diff-aware sweep reads decides which claims in error it reports, so the two must agree."""
+        if None not in paths:
+            return frozenset(paths)  # type: ignore[arg-type] # no None in it
+        try:
+            return cited_paths(self.head.read(page.sidecar_path))
+        except UnreadableFileError:
+            return None  # read anew by every diff-aware sweep
 
     def _prefetch(self, paths: Iterable[str]) -> None:
         """Tell the snapshots every file the sweep will read, so a local repository reads them in one batch."""
@@ -970,6 +980,7 @@ class _Plan(NamedTuple):
     results: list[EvidenceResult | None]
     recalled: list[_Recalled] | None
     by_path: dict[str, list[_Filed]]  # the records to evaluate, by the file they cite
+    cited: list[str | None]  # the file each record cites, by index (`_file`)
 
 
 class _StillStanding(dict[tuple[str, str], bool]):
@@ -1020,19 +1031,6 @@ def _span_parses(fragment: str) -> bool:
     except EvidenceResourceError:
         return False
     return True
-
-
-def _with_path(cited: set[str], path: str | None, resource: str) -> set[str] | None:
-    """`cited` with the path a record cites (parsed again when the sweep refused it: ignored, in the wiki…), or None
-    when its resource does not parse: a sidecar holding one may cite anything (every diff-aware sweep reports
-    that claim)."""
-    if path is None:
-        try:
-            path = parse_resource(resource).path
-        except EvidenceResourceError:
-            return None
-    cited.add(path)
-    return cited
 
 
 _OPENWIKI_EQUIVALENT = {

@@ -11,7 +11,8 @@ whose bytes changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .. import __version__
@@ -30,6 +31,7 @@ _SAME = 1  # resource_now or version_now equal to what the sidecar stores: not w
 _WIDTH = 5  # a record in `PageVerdicts.spans`: file index, verdict, OpenWiki's verdict, first and last line
 _NOT_KEPT, _OTHER = -1, -2  # file index of a record with no kept result, or one kept in `PageVerdicts.other`
 _AT_SPAN = len(_OPENWIKI)  # added to the OpenWiki code: the resource now is the canonical one of file and span
+_UNKEPT = (_NOT_KEPT, 0, 0, 0, 0)
 
 
 class PageVerdicts(NamedTuple):
@@ -58,40 +60,49 @@ class PageBuilder:
     def __init__(self) -> None:
         self._files: dict[str, int] = {}
         self._listed: list[tuple[str, str]] = []
-        self._at: list[str] = []  # each listed file's canonical resource up to its first line (`_span_prefix`)
         self._spans: list[int] = []
         self._other: dict[int, list[Any]] = {}
 
     def add(self, file: tuple[str, str] | None, result: EvidenceResult | None) -> None:
-        """The next record's result, read from `file` (path, blob id); None for either when it is not kept. Runs
-        for every record a full sweep keeps: the result is unpacked once, the file's resource prefix made once."""
-        if file is None or result is None or result.touched:
-            self._spans.extend((_NOT_KEPT, 0, 0, 0, 0))
-            return
-        index = self._files.get(file[0])
-        if index is None:
-            index = self._files[file[0]] = len(self._listed)
-            self._listed.append(file)
-            self._at.append(_span_prefix(file[0]))
-        resource, version, verdict, ow, span, resource_now, version_now, _, error, old, new, anchor = result
-        where = 0
-        if span is not None and resource_now != resource:
-            # moved, or stored in another spelling: the resource now is the canonical one, written as a mark
-            where = _AT_SPAN if resource_now == f"{self._at[index]}{span[0]}-L{span[1]}" else -1
-        if (
-            span is not None
-            and ow is not None
-            and where >= 0
-            and version_now == version
-            and error is None
-            and old is None
-            and new is None
-            and anchor is None
-        ):
-            self._spans.extend((index, _VERDICT_CODE[verdict], _OPENWIKI_CODE[ow] + where, span[0], span[1]))
-        else:
-            self._spans.extend((_OTHER, 0, 0, 0, 0))
-            self._other[len(self._spans) // _WIDTH - 1] = [index, *encode(result)]
+        """The next record's result, read from `file` (path, blob id); None for either when it is not kept."""
+        self.add_all((file,), (result,))
+
+    def add_all(self, files: Iterable[tuple[str, str] | None], results: Iterable[EvidenceResult | None]) -> None:
+        """The next records' results, each read from its file (as `add`). Runs for every record a full sweep
+        keeps, so the loop is written out: each result unpacked once, no call per record."""
+        indexes, listed, spans, other = self._files, self._listed, self._spans, self._other
+        extend, verdict_code, openwiki_code = spans.extend, _VERDICT_CODE, _OPENWIKI_CODE
+        for file, result in zip(files, results, strict=True):
+            if file is None or result is None:
+                extend(_UNKEPT)
+                continue
+            resource, version, verdict, ow, span, resource_now, version_now, touched, error, old, new, anchor = result
+            if touched:
+                extend(_UNKEPT)
+                continue
+            path = file[0]
+            index = indexes.get(path)
+            if index is None:
+                index = indexes[path] = len(listed)
+                listed.append(file)
+            where = 0
+            if span is not None and resource_now != resource:
+                # moved, or stored in another spelling: the resource now is the canonical one, written as a mark
+                where = _AT_SPAN if resource_now == at_span(path, *span) else -1
+            if (
+                span is not None
+                and ow is not None
+                and where >= 0
+                and version_now == version
+                and error is None
+                and old is None
+                and new is None
+                and anchor is None
+            ):
+                extend((index, verdict_code[verdict], openwiki_code[ow] + where, span[0], span[1]))
+            else:
+                extend((_OTHER, 0, 0, 0, 0))
+                other[len(spans) // _WIDTH - 1] = [index, *encode(result)]
 
     def build(self) -> PageVerdicts:
         return PageVerdicts(tuple(self._listed), self._spans, self._other)
@@ -102,7 +113,9 @@ def at_span(path: str, first: int, last: int) -> str:
     return f"{_span_prefix(path)}{first}-L{last}"
 
 
+@lru_cache(maxsize=1 << 14)
 def _span_prefix(path: str) -> str:
+    """Memoised: a moved sweep asks it for every record, and a file is cited from many pages."""
     return f"{SCHEME}{encode_path(path)}#L"
 
 

@@ -161,6 +161,39 @@ def test_a_full_sweep_teaches_what_every_sidecar_cites() -> None:
     assert by_page["p2.md"] == {"src/m2.py", "src/m3.py"}
 
 
+@pytest.mark.parametrize(
+    "resources",
+    [
+        ["repo://src/m1.py#L1-L2", "repo://src/m2.py#L4-L5"],  # only files the sweep reads
+        ["repo://src/m1.py#L1-L2", "repo://src/ignored.py#L1-L2"],  # an ignored file: refused, still cited
+        ["repo://openwiki/p0.md#L1-L2", "repo://src/m2.py#L1-L2"],  # the wiki itself: refused, still cited
+        ["repo://src/./m1.py#L1-L2", "repo://src/m3.py"],  # not in normal form; a whole file
+        ["repo://src/m1.py#L1-L2", "repo://src/m2.py#L0-L1"],  # a span that does not parse: its path is cited
+        ["repo://src/m1.py#L1-L2", "repo://../outside.py#L1-L2"],  # a path that does not parse: anything
+    ],
+)
+def test_what_a_full_sweep_learns_a_sidecar_cites_is_what_its_bytes_say(resources: list[str]) -> None:
+    """Learnt from the sweep's own filing, or from the sidecar's bytes where the sweep refused a record (ignored,
+    in the wiki, a span or path that does not parse), as a diff-aware sweep learns a sidecar it reads: which
+    sidecars a diff-aware sweep reads decides which claims in error it reports, so a diff-aware check reports the
+    same whether a full sweep taught the index or not."""
+    base = grounded(CODE, CLAIMS)
+    base[IGNORE_FILE] = b"src/ignored.py\n"
+    base["src/ignored.py"] = b"x = 1\n"
+    path = "openwiki/.claims/p1.json"  # cites src/m1.py and src/m2.py
+    sidecar = parse_sidecar(base[path], path)
+    odd = tuple(EvidenceRecord(resource, "repo-file-v1:sha256:" + "0" * 64) for resource in resources)
+    base[path] = render_sidecar(sidecar.with_claims([*sidecar.claims, Claim("claim_odd", "Odd.", odd)]))
+    index = _full_sweep_index(base)
+    assert index.cited(MemorySnapshot(base).blob_id(path) or "") == cited_paths(base[path])
+    assert len(index.learnt) == 6
+    head = dict(base)
+    head["src/m4.py"] = head["src/m4.py"].replace(b"return 1\n", b"return 100\n")  # cited by p3 and p4 only
+    change = Change(MemorySnapshot(base, label="base"), (FileChange("src/m4.py", "src/m4.py"),))
+    without = Sweeper(MemorySnapshot(head, label="head"), change, SweepOptions()).sweep()
+    assert Sweeper(MemorySnapshot(head, label="head"), change, SweepOptions(), index=index).sweep() == without
+
+
 def test_a_diff_aware_sweep_reads_only_the_sidecars_the_index_shows_citing_the_change() -> None:
     base, files, change = _change("src/m3.py")
     index = _full_sweep_index(base)  # the sidecars did not change: the index of the base serves the head

@@ -224,6 +224,28 @@ def test_the_builder_keeps_every_field_of_any_result() -> None:
     assert recall_page(kept, [True], [(r.resource, r.version) for r in variants]) == variants  # type: ignore[arg-type]
 
 
+def test_a_result_the_builder_is_not_to_keep_comes_back_as_nothing() -> None:
+    """No file known by its blob id, no result, or one the change touched (a diff-aware verdict, not a full
+    sweep's): the record is kept as not kept, its file not listed, and evaluated again next time."""
+    base = EvidenceResult(
+        "repo://a.py#L1-L2", "v", Verdict.FRESH, OpenWikiVerdict.FRESH, (1, 2), "repo://a.py#L1-L2", "v"
+    )
+    builder = PageBuilder()
+    builder.add(None, base)
+    builder.add(("b.py", "blob"), None)
+    builder.add(("c.py", "blob"), base._replace(touched=True))
+    builder.add_all([("a.py", "blob"), ("a.py", "blob")], [base, base._replace(span=(1, 3))])
+    page = _page_json(builder)
+    assert page["files"] == [["a.py", "blob"]]
+    assert page["spans"][0::5] == [-1, -1, -1, 0, 0]
+    kept = VerdictCache.from_json({"format": FORMAT, "context": "c", "pages": {"s": page}}, "c").page("s")
+    assert kept is not None
+    records = [(base.resource, base.version)] * 5
+    assert recall_page(kept, [True], records) == [None, None, None, base, base._replace(span=(1, 3))]  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="shorter"):
+        builder.add_all([("a.py", "blob")], [])  # a file without its result is a caller's mistake, not a gap
+
+
 def _page_json(builder: PageBuilder) -> Any:
     cache = VerdictCache("c")
     cache.keep("s", builder.build())
