@@ -505,7 +505,7 @@ class Sweeper:
         current.forget_hashes()  # every record citing the file is answered
 
     def _evaluate_filed(self, path: str, record: EvidenceRecord, current: FileText | Problem | None) -> EvidenceResult:
-        """A record filed under the file at `path` (`_cited_path`: its path and span parse), evaluated in the
+        """A record filed under the file at `path` (`_file`: its path and span parse), evaluated in the
         general case."""
         _, sep, fragment = record.resource.partition("#")
         span = resource_span(fragment) if sep else (None, None)
@@ -718,20 +718,6 @@ class Sweeper:
         self._head_paths[head] = found
         return found
 
-    def _cited_path(self, resource: str) -> str | None:
-        """The file a resource cites, None when it is in error: its path through `_head_path`, its span through
-        the span parser's own memo (no resource object made: a full sweep files 134k records at 100k claims)."""
-        head, sep, fragment = resource.partition("#")
-        path = self._head_paths.get(head, _UNSEEN)
-        if path is _UNSEEN:
-            path = self._head_path(head)
-        if path is None or not sep:
-            return path
-        parses = self._spans.get(fragment)
-        if parses is None:
-            parses = self._spans[fragment] = _span_parses(fragment)
-        return path if parses else None
-
     def _duplicates(self, wiki: Wiki) -> dict[tuple[str, str], str]:
         """(page, claim id) → why the id is in error: claim ids must be unique across the wiki."""
         counts = Counter(claim.id for page in wiki.pages for claim in (page.sidecar.claims if page.sidecar else ()))
@@ -809,10 +795,22 @@ class Sweeper:
         the path each record cites, by index (None for one answered already or in error: `_remember` reuses it)."""
         by_path: dict[str, list[_Filed]] = {}
         cited: list[str | None] = [None] * len(records)
+        head_paths, spans = self._head_paths, self._spans
         for index, record in enumerate(records):
             if results[index] is not None:
                 continue
-            path = cited[index] = self._cited_path(record.resource)
+            # the file it cites through `_head_path`, its span through the span parser's memo (both memoised)
+            head, sep, fragment = record.resource.partition("#")
+            path = head_paths.get(head, _UNSEEN)
+            if path is _UNSEEN:
+                path = self._head_path(head)
+            if path is not None and sep:
+                parses = spans.get(fragment)
+                if parses is None:
+                    parses = spans[fragment] = _span_parses(fragment)
+                if not parses:
+                    path = None
+            cited[index] = path
             if path is None:
                 res = self.resource(record.resource)  # in error: worded from the whole resource
                 if isinstance(res, Problem):
@@ -821,7 +819,10 @@ class Sweeper:
                     )
                     continue
                 path = res.path
-            by_path.setdefault(path, []).append((index, record))
+            filed = by_path.get(path)
+            if filed is None:
+                filed = by_path[path] = []
+            filed.append((index, record))
         return by_path, cited
 
     def sweep(self, wiki: Wiki | None = None) -> SweepReport:
