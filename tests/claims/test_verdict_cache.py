@@ -391,3 +391,28 @@ def test_a_sidecar_whose_page_the_cache_holds_is_read_as_read_before_and_only_th
     seen.clear()
     warm(edited, other)
     assert seen == {"openwiki/.claims/queue.json": False, path: False}
+
+
+def test_a_page_partly_recalled_teaches_a_new_index_the_files_of_every_record() -> None:
+    """The cache kept the page, the index lost it: the files of the records recalled come from the cache, those
+    of the records evaluated again from the sweep, none from the sidecar's bytes (whose escaped quote would say
+    it may cite anything)."""
+    quoted = [('step 1 "adds" one', ["repo://src/queue.py#L4-L5"]), *CLAIMS["queue.md"][1:]]
+    files = grounded(CODE, {**CLAIMS, "queue.md": quoted})
+    sidecar = "openwiki/.claims/queue.json"
+    assert b"\\" in files[sidecar]
+    _, cache, _ = warm(files)
+    changed = _edit(files, "src/clock.py", "return 0", "return -1")  # clock.py's blob changes; queue.py's does not
+    index = EvidenceIndex()
+    _, _, head = warm(changed, stored(cache), index)
+    assert code_reads(head) == {"src/clock.py"}  # queue.md's records on queue.py were recalled
+    assert index.cited(MemorySnapshot(changed).blob_id(sidecar) or "") == {"src/queue.py", "src/clock.py"}
+
+
+def test_a_sidecar_that_does_not_parse_is_kept_in_neither_store() -> None:
+    files = {**wiki(), "openwiki/broken.md": b"# Broken\n", "openwiki/.claims/broken.json": b"{not json"}
+    index = EvidenceIndex()
+    report, cache, _ = warm(files, index=index)
+    assert [page.error is not None for page in report.pages].count(True) == 1
+    blobs = {MemorySnapshot(files).blob_id(f"openwiki/.claims/{name}.json") for name in ("queue", "clock")}
+    assert set(index.learnt) == blobs and set(cache.kept) == blobs
