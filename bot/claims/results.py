@@ -113,8 +113,9 @@ class SweepReport:
     def needs_attention(self) -> bool:
         """True when any claim is stale, unresolved or in error, a page could not be read, or a page names code
         that is gone."""
-        return bool(self.broken_references) or any(
-            p.error or any(c.verdict.needs_attention for c in p.claims) for p in self.pages
+        summary = self.summary  # counted already: no second pass over 100k claims
+        return bool(self.broken_references or summary["page_errors"]) or any(
+            summary[verdict.value] for verdict in Verdict if verdict.needs_attention
         )
 
     def claims(self) -> list[tuple[PageResult, ClaimResult]]:
