@@ -9,7 +9,9 @@ range moved (the working tree shifted) and for a 10-file change (`check --base`)
 
 Issue 13's targets at 100k claims: <= 3 s unchanged, <= 4 s moved, peak RSS <= 450 MB, 10-file change <= 0.5 s (the
 second full sweep's 0.5 s with the cache warm is the sweep's, printed by bench/sweep.py). Each case runs cold
-(`--no-cache`) and with the cache an earlier check left in .git/wikiwarden (restored before each run): an unchanged
+(`--no-cache`), the unchanged tree also as a first check (the cache on but empty: what a user's first
+`wikiwarden check` costs, learning the evidence index and the verdicts and writing them to .git/wikiwarden), and with
+the cache an earlier check left in .git/wikiwarden (restored before each run): an unchanged
 tree checked again, the tree after every range moved checked with the cache from before the move, the 10-file change
 with the evidence index the first check learnt. Figures are wall time including start-up (best and median of --repeat
 runs) and the peak RSS of the slowest-memory run (`/usr/bin/time -v` when installed, else getrusage of the children:
@@ -164,8 +166,10 @@ def _restore(repo: Path, kept: Path | None) -> None:
         shutil.copytree(kept, memory)
 
 
-def _cached_series(label: str, repo: Path, argv: list[str], repeat: int, target: float | None, kept: Path) -> None:
-    """Runs that each start from the cache `kept` (and do not keep what they add to it)."""
+def _cached_series(
+    label: str, repo: Path, argv: list[str], repeat: int, target: float | None, kept: Path | None
+) -> None:
+    """Runs that each start from the cache `kept`, or from none (and do not keep what they add to it)."""
     out = repo.parent / "report.out"
 
     def run(code: Path, sampled: bool = False) -> tuple[float, float, float]:
@@ -205,7 +209,10 @@ def main() -> None:
             parser.error(f"--against {args.against}: no checkout of Wikiwarden there (no bot/__main__.py)")
         CHECKOUTS[:] = [(" [this]", ROOT), (f" [{args.against.name}]", args.against.resolve())]
     print(f"rss from {'/usr/bin/time -v' if TIME_BIN else 'getrusage(RUSAGE_CHILDREN)'}; {args.repeat} runs each")
-    print("cold: --no-cache; warm: the cache the previous check left in .git/wikiwarden")
+    print(
+        "cold: --no-cache; first check: the cache on but empty (a first check learns it and writes it); "
+        "warm: the cache the previous check left in .git/wikiwarden"
+    )
     print(speed_line("before"))
     for claims in (int(s) for s in args.sizes.split(",")):
         files = 1000 if claims < 100_000 else 10_000
@@ -218,6 +225,7 @@ def main() -> None:
             print(f"{claims} claims on {files} files, check --format {args.format} > file")
             targets = TARGETS if claims >= 100_000 else dict.fromkeys(TARGETS)
             _series("unchanged, cold", repo, cold, args.repeat, targets["unchanged"])
+            _cached_series("unchanged, first check", repo, check, args.repeat, targets["unchanged"], None)
             _run(repo, check, repo.parent / "report.out")  # a first check leaves the cache
             unchanged = _keep(repo, Path(folder), "unchanged")
             _cached_series("unchanged, warm", repo, check, args.repeat, targets["unchanged"], unchanged)
