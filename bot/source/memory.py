@@ -22,7 +22,7 @@ import orjson
 from cachetools import LRUCache
 
 from ..claims.citations import Cited, EvidenceIndex, StoredCitations
-from ..claims.verdict_cache import VerdictCache
+from ..claims.verdict_cache import VerdictCache, numbers_below
 from ..ground.reading import ReadingCache
 
 if TYPE_CHECKING:
@@ -89,11 +89,6 @@ def _decode_cited(value: object) -> tuple[bool, Cited]:
     return False, None
 
 
-def _numbers_below(values: list[Any], end: int) -> bool:
-    """Whether every value is an int in [0, end), told at C speed (a negative one would index from the end)."""
-    return not values or (set(map(type, values)) == {int} and min(values) >= 0 and max(values) < end)
-
-
 class GitDirMemory:
     """The memory of a local repository, two JSON files in `folder` (its git directory's `wikiwarden/`)."""
 
@@ -134,7 +129,7 @@ class GitDirMemory:
             valid = {
                 blob: value
                 for blob, value in sidecars.items()
-                if value is None or (type(value) is list and _numbers_below(value, len(paths)))
+                if value is None or (type(value) is list and numbers_below(value, len(paths)))
             }
             self._citations = StoredCitations(paths, valid)
             parsed = raw.get("parsed")

@@ -217,9 +217,10 @@ def test_the_builder_keeps_every_field_of_any_result() -> None:
     builder = PageBuilder()
     for result in variants:
         builder.add(("a.py", "blob"), result)
-    page = _page_json(builder)
+    document = _stored_page(builder)
+    page = document["pages"]["s"]
     assert {i for i in range(len(variants)) if page["spans"][5 * i] >= 0} == short
-    kept = VerdictCache.from_json({"format": FORMAT, "context": "c", "pages": {"s": page}}, "c").page("s")
+    kept = VerdictCache.from_json(document, "c").page("s")
     assert kept is not None
     assert recall_page(kept, [True], [(r.resource, r.version) for r in variants]) == variants  # type: ignore[arg-type]
 
@@ -235,10 +236,11 @@ def test_a_result_the_builder_is_not_to_keep_comes_back_as_nothing() -> None:
     builder.add(("b.py", "blob"), None)
     builder.add(("c.py", "blob"), base._replace(touched=True))
     builder.add_all([("a.py", "blob"), ("a.py", "blob")], [base, base._replace(span=(1, 3))])
-    page = _page_json(builder)
-    assert page["files"] == [["a.py", "blob"]]
+    document = _stored_page(builder)
+    page = document["pages"]["s"]
+    assert document["files"] == [["a.py", "blob"]] and page["files"] == [0]
     assert page["spans"][0::5] == [-1, -1, -1, 0, 0]
-    kept = VerdictCache.from_json({"format": FORMAT, "context": "c", "pages": {"s": page}}, "c").page("s")
+    kept = VerdictCache.from_json(document, "c").page("s")
     assert kept is not None
     records = [(base.resource, base.version)] * 5
     assert recall_page(kept, [True], records) == [None, None, None, base, base._replace(span=(1, 3))]  # type: ignore[arg-type]
@@ -246,10 +248,11 @@ def test_a_result_the_builder_is_not_to_keep_comes_back_as_nothing() -> None:
         builder.add_all([("a.py", "blob")], [])  # a file without its result is a caller's mistake, not a gap
 
 
-def _page_json(builder: PageBuilder) -> Any:
+def _stored_page(builder: PageBuilder) -> Any:
+    """The cache a store writes holding the builder's page alone, under the context "c"."""
     cache = VerdictCache("c")
     cache.keep("s", builder.build())
-    return stored(cache)["pages"]["s"]
+    return stored(cache)
 
 
 @pytest.mark.parametrize(
@@ -277,8 +280,8 @@ def test_a_whole_result_kept_with_a_negative_file_index_is_not_used() -> None:
     before = CHANGES["a span's text changed"][0](wiki())
     _, cache, _ = warm(before)
     kept = stored(cache)
-    (page,) = [p for p in kept["pages"].values() if p["files"][0][0] == "src/queue.py"]
-    assert [path for path, _ in page["files"]] == ["src/queue.py", "src/clock.py"]
+    (page,) = [p for p in kept["pages"].values() if kept["files"][p["files"][0]][0] == "src/queue.py"]
+    assert [kept["files"][n][0] for n in page["files"]] == ["src/queue.py", "src/clock.py"]
     ((number, entry),) = [(n, e) for n, e in page["other"].items() if e[1] == "stale"]
     assert entry[0] == 0  # src/queue.py
     page["other"][number] = [-1, *entry[1:]]  # src/clock.py, which stays unchanged
@@ -315,11 +318,16 @@ def _damage(value: Any, rng: random.Random) -> Any:
     pages = value["pages"]
     page = pages[rng.choice(sorted(pages))]
     not_a_number = rng.choice(["fresh", None, [], {}, 1.5, True, [1, 2], -7])
-    where = rng.choice(["files", "file entry", "spans", "other", "page"])
+    where = rng.choice(["files", "file", "file entry", "table", "spans", "other", "page"])
     if where == "files":
-        page["files"][rng.randrange(len(page["files"]))] = rng.choice([-7, "a.py", None, [], {}, ["a.py"], [1, 2]])
+        page["files"][rng.randrange(len(page["files"]))] = rng.choice([-7, -1, 99, 1.0, True, "a.py", None, [], {}])
+    elif where == "file":
+        table = value["files"]
+        table[rng.randrange(len(table))] = rng.choice([None, 3, "a.py", [], {}, ["a.py"], ["a.py", "b", "c"]])
     elif where == "file entry":
-        page["files"][rng.randrange(len(page["files"]))][rng.randrange(2)] = rng.choice([None, 3, [], {}])
+        value["files"][rng.randrange(len(value["files"]))][rng.randrange(2)] = rng.choice([None, 3, [], {}])
+    elif where == "table":
+        value["files"] = rng.choice([None, {}, "a.py", [1, 2]])
     elif where == "spans":
         page["spans"][rng.randrange(len(page["spans"]))] = not_a_number
     elif where == "other":
