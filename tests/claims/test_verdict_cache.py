@@ -349,6 +349,24 @@ def test_a_damaged_cache_never_changes_a_verdict() -> None:
         assert report == expected, damaged
     for shape in (None, [], {"format": FORMAT}, {"format": FORMAT, "context": kept["context"], "pages": []}, "x"):
         assert warm(files, shape)[0] == expected
+    for table in (None, {}, [["src/queue.py"]], [["src/queue.py", 7]]):
+        report, again, head = warm(files, {**kept, "files": table})
+        assert report == expected and again.changed  # nothing used, and the whole cache written anew
+        assert code_reads(head) == {"src/queue.py", "src/clock.py", "src/log.py"}
+
+
+@pytest.mark.parametrize("outside", ["past the end", "negative"])
+def test_a_page_naming_a_file_outside_the_table_is_not_used(outside: str) -> None:
+    """One past the table's end, or -1, which Python would take for its last file: the page is dropped."""
+    files = wiki()
+    expected = cold(files)
+    _, cache, _ = warm(files)
+    kept = stored(cache)
+    for page in kept["pages"].values():
+        page["files"][-1] = len(kept["files"]) if outside == "past the end" else -1
+    report, _, head = warm(files, kept)
+    assert report == expected
+    assert code_reads(head) == {"src/queue.py", "src/clock.py", "src/log.py"}
 
 
 def test_after_every_file_moved_the_old_pages_are_let_go_and_the_moves_kept_as_five_integers() -> None:
