@@ -22,7 +22,8 @@ untimed (sampling slows the process it reads).
 `--against DIR` times another checkout of Wikiwarden (its `bot/`, say a `git worktree` of an older commit) on the same
 repositories, its runs alternating with this checkout's (the order swapped each round), each case printed for both:
 the machine's speed drifts through a day by more than most changes gain, and runs by turns see the same drift. The
-warm cases start both from the cache this checkout's first check left.
+warm cases start each from the cache its own checkout's first check left (two versions may keep it in different
+formats: one could not read the other's, and would run cold).
 """
 
 from __future__ import annotations
@@ -167,13 +168,14 @@ def _restore(repo: Path, kept: Path | None) -> None:
 
 
 def _cached_series(
-    label: str, repo: Path, argv: list[str], repeat: int, target: float | None, kept: Path | None
+    label: str, repo: Path, argv: list[str], repeat: int, target: float | None, kept: dict[Path, Path] | None
 ) -> None:
-    """Runs that each start from the cache `kept`, or from none (and do not keep what they add to it)."""
+    """Runs that each start from the cache its checkout's first check left (`kept`, by checkout: two versions of
+    the code may keep it in different formats), or from none (and do not keep what they add to it)."""
     out = repo.parent / "report.out"
 
     def run(code: Path, sampled: bool = False) -> tuple[float, float, float]:
-        _restore(repo, kept)
+        _restore(repo, kept[code] if kept is not None else None)
         return _run(repo, argv, out, sampled=sampled, code=code)
 
     by_code = _by_turns(repeat, run)
@@ -186,12 +188,18 @@ def _cached_series(
             f"  {label + name:<{_width()}} best {min(times):6.2f} s  median {statistics.median(times):6.2f} s  "
             f"peak RSS {max(m for _, m, _ in runs):6.0f} MB (all processes {pss:4.0f}){goal}"
         )
-    _restore(repo, kept)
+    _restore(repo, kept[ROOT] if kept is not None else None)
 
 
-def _keep(repo: Path, folder: Path, name: str) -> Path:
-    kept = folder / name
-    shutil.copytree(repo / ".git" / "wikiwarden", kept)
+def _first_checks(repo: Path, folder: Path, check: list[str]) -> dict[Path, Path]:
+    """The cache each checkout's first check of `repo` leaves, kept aside by checkout."""
+    kept = {}
+    for number, (_, code) in enumerate(CHECKOUTS):
+        _restore(repo, None)
+        _run(repo, check, repo.parent / "report.out", code=code)
+        kept[code] = folder / f"unchanged-{number}"
+        shutil.copytree(repo / ".git" / "wikiwarden", kept[code])
+    _restore(repo, kept[ROOT])
     return kept
 
 
@@ -226,11 +234,10 @@ def main() -> None:
             targets = TARGETS if claims >= 100_000 else dict.fromkeys(TARGETS)
             _series("unchanged, cold", repo, cold, args.repeat, targets["unchanged"])
             _cached_series("unchanged, first check", repo, check, args.repeat, targets["unchanged"], None)
-            _run(repo, check, repo.parent / "report.out")  # a first check leaves the cache
-            unchanged = _keep(repo, Path(folder), "unchanged")
+            unchanged = _first_checks(repo, Path(folder), check)
             _cached_series("unchanged, warm", repo, check, args.repeat, targets["unchanged"], unchanged)
             if args.profile:
-                _restore(repo, unchanged)
+                _restore(repo, unchanged[ROOT])
                 prof = [sys.executable, "-m", "cProfile", "-o", str(Path(args.profile).resolve()), "-m", "bot"]
                 with (Path(folder) / "profiled.out").open("wb") as sink:
                     subprocess.run(
