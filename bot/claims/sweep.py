@@ -931,8 +931,10 @@ class Sweeper:
             return frozenset(paths)  # type: ignore[arg-type] # no None in it
         try:
             return cited_paths(self.head.read(page.sidecar_path))
-        except UnreadableFileError:
-            return None  # read anew by every diff-aware sweep
+        except (UnreadableFileError, OSError, LookupError):
+            # gone since it was loaded (a working tree edited meanwhile, a remote snapshot's blobs let go): what it
+            # cites is not learnt wrong, only not learnt; every diff-aware sweep reads it anew
+            return None
 
     def _prefetch(self, paths: Iterable[str]) -> None:
         """Tell the snapshots every file the sweep will read, so a local repository reads them in one batch."""

@@ -327,3 +327,31 @@ def test_a_diff_aware_sweep_reads_as_read_before_the_sidecars_an_earlier_one_par
     second = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions(), index=again).sweep()
     assert seen == dict.fromkeys(citing, True) and second == first
     assert again.parsed_now == set()  # nothing new to keep
+
+
+@pytest.mark.parametrize("error", [FileNotFoundError, LookupError])
+def test_a_sidecar_gone_before_it_is_learnt_is_learnt_as_citing_anything(error: type[Exception]) -> None:
+    """A sidecar holding a record in error is learnt from its bytes after the sweep; when they cannot be read again
+    (the file removed meanwhile, a remote snapshot's blob let go), the check still ends, its report whole, and the
+    index says the sidecar may cite anything (read anew by every diff-aware sweep), never a wrong list."""
+    files = grounded(CODE, CLAIMS)
+    path = "openwiki/.claims/p1.json"
+    sidecar = parse_sidecar(files[path], path)
+    odd = (EvidenceRecord("repo://openwiki/p0.md#L1-L2", "repo-file-v1:sha256:" + "0" * 64),)
+    files[path] = render_sidecar(sidecar.with_claims([*sidecar.claims, Claim("claim_odd", "Odd.", odd)]))
+
+    class Vanishing(MemorySnapshot):
+        reads = 0
+
+        def read(self, wanted: str) -> bytes:
+            if wanted == path:
+                Vanishing.reads += 1
+                if Vanishing.reads > 1:
+                    raise error(wanted)
+            return super().read(wanted)
+
+    index = EvidenceIndex()
+    report = Sweeper(Vanishing(files), None, SweepOptions(), index=index).sweep()
+    assert report == Sweeper(MemorySnapshot(files), None, SweepOptions()).sweep()
+    assert Vanishing.reads == 2 and index.cited(MemorySnapshot(files).blob_id(path) or "") is None
+    assert len(index.learnt) == 6
