@@ -6,10 +6,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from cachetools import TTLCache
-
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Job, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
+from . import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Job, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +29,7 @@ class InProcessQueue:
         self._retry = retry or RetryPolicy(max_tries=1)
         self._workers_wanted = workers
         self._on_failure = on_failure
-        self._seen: TTLCache[str, bool] = TTLCache(maxsize=remember, ttl=DELIVERY_MEMORY_SECONDS)
+        self._seen = DeliveryMemory(remember, DELIVERY_MEMORY_SECONDS)
         self._pending: dict[str, Job] = {}  # key → the next job to run for it
         self._running: set[str] = set()
         self._ready: asyncio.Queue[str] = asyncio.Queue()
@@ -46,10 +44,8 @@ class InProcessQueue:
     async def submit(self, job: Job) -> bool:
         if self._closing:
             raise RuntimeError("the queue is closing")
-        seen_key = f"{job.delivery}:{job.kind}:{job.key}"
-        if seen_key in self._seen:
+        if not self._seen.remember(f"{job.delivery}:{job.kind}:{job.key}"):
             return False
-        self._seen[seen_key] = True
         if job.key in self._pending:
             self.superseded += 1  # a newer head replaces the one still waiting
             JOBS.labels(self._pending[job.key].kind, "superseded").inc()
