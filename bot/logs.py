@@ -125,6 +125,8 @@ def configure_logging(
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(Scrubbed(inner, secrets))
     handler.addFilter(_WorkFields())
+    # No line shows the thread or the process, and each costs a lookup on every record (4 µs of a delivery's 24).
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)

@@ -13,6 +13,7 @@ and then the delivery is forgotten, so GitHub's redelivery is taken.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import re
@@ -23,13 +24,13 @@ from typing import Any
 import aiohttp
 import orjson
 from aiohttp import web
-from cachetools import TTLCache
+from prometheus_client import Counter
 
 from .github.handlers import Envelope, PayloadError, WebhookContext, parse_payload, routes
 from .github.runners import RUNNERS
 from .github.runtime import AppRuntime
 from .github.signature import signature_is_valid
-from .jobs import DELIVERY_MEMORY_SECONDS, Queue, RetryPolicy
+from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
 from .logs import work_context
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 SETTINGS = web.AppKey("settings", Settings)
 RUNTIME = web.AppKey("runtime", AppRuntime)
 QUEUE = web.AppKey("queue", Queue)
-SEEN = web.AppKey("seen deliveries", TTLCache)
+SEEN = web.AppKey("seen deliveries", DeliveryMemory)
 QueueFactory = Callable[[AppRuntime], Queue]
 
 # Metric labels never come from a request: before the signature is checked nothing of it is known
@@ -117,10 +118,17 @@ async def webhook(request: web.Request) -> web.Response:
     except Refusal as refusal:
         if refusal.status == 400 and label != UNVERIFIED:
             log.warning("delivery refused: %s", refusal.message, extra={"event": label})
-        DELIVERIES.labels(label, refusal.outcome).inc()
+        _delivery_counter(label, refusal.outcome).inc()
         return _reply(refusal.status, refusal.message)
-    DELIVERIES.labels(label, outcome).inc()
+    _delivery_counter(label, outcome).inc()
     return answer
+
+
+@functools.cache
+def _delivery_counter(label: str, outcome: str) -> Counter:
+    """The counter of one event label and outcome (both from fixed sets): `labels` takes a lock and checks its
+    arguments on every call."""
+    return DELIVERIES.labels(label, outcome)
 
 
 async def _take(app: web.Application, delivery: Delivery) -> tuple[str, web.Response]:
@@ -142,9 +150,8 @@ async def _take(app: web.Application, delivery: Delivery) -> tuple[str, web.Resp
 
     # Check and mark in one step, with no await between: of concurrent copies of a delivery only one goes on.
     seen = app[SEEN]
-    if delivery.id in seen:
+    if not seen.remember(delivery.id):
         raise Refusal(200, "duplicate", "already received")  # a redelivery keeps its id: do the work once
-    seen[delivery.id] = True
     runtime = app[RUNTIME]
     repo = getattr(payload, "repository", None)
     ctx = WebhookContext(delivery=delivery.id, submit=app[QUEUE].submit, forget_installation=runtime.tokens.forget)
@@ -154,7 +161,7 @@ async def _take(app: web.Application, delivery: Delivery) -> tuple[str, web.Resp
                 return "ignored", _reply(202, "ignored: caused by Wikiwarden itself")
             await route.handler(payload, ctx)
         except Exception:
-            seen.pop(delivery.id, None)  # forget it, so GitHub's redelivery is taken
+            seen.forget(delivery.id)  # so GitHub's redelivery is taken
             log.exception("could not take a delivery", extra={"event": delivery.event})
             raise Refusal(503, "unavailable", "the delivery could not be queued; redeliver it to try again") from None
         log.info("delivery accepted", extra={"event": delivery.event, "jobs": len(ctx.jobs)})
@@ -174,7 +181,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     """The aiohttp application; its session, runtime and queue live for the application's lifetime."""
     app = web.Application(client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
-    app[SEEN] = TTLCache(maxsize=100_000, ttl=DELIVERY_MEMORY_SECONDS)
+    app[SEEN] = DeliveryMemory(100_000, DELIVERY_MEMORY_SECONDS)
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         timeout = aiohttp.ClientTimeout(total=120, connect=15)

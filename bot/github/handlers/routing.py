@@ -30,6 +30,7 @@ class Routes:
 
     def __init__(self, *others: Routes) -> None:
         self._routes: dict[tuple[str, str | None], Route[Any]] = {}
+        self.events: frozenset[str] = frozenset()  # the events routed (asked of every delivery: kept, not rebuilt)
         for other in others:
             for (event, action), route in other._routes.items():
                 self._add(event, action, route)
@@ -38,6 +39,7 @@ class Routes:
         if (event, action) in self._routes:
             raise ValueError(f"two handlers for {event} {action or '(any action)'}")
         self._routes[(event, action)] = route
+        self.events |= {event}
 
     def register(self, event: str, *actions: str, model: type[P]) -> Callable[[Handler[P]], Handler[P]]:
         """Decorate a handler of `event` (of these actions only, when any are named) taking `model`."""
@@ -48,10 +50,6 @@ class Routes:
             return handler
 
         return decorator
-
-    @property
-    def events(self) -> frozenset[str]:
-        return frozenset(event for event, _ in self._routes)
 
     def find(self, event: str, action: str | None) -> Route[Any] | None:
         return self._routes.get((event, action)) or self._routes.get((event, None))
