@@ -61,15 +61,17 @@ def test_a_second_check_reads_no_unchanged_page_and_finds_what_the_first_found(
     assert [r["target"] for r in first["broken_references"]] == ["src/gone.py", "openwiki/missing.md"]
     read: list[str] = []
     monkeypatch.setattr(references, "read_page", lambda text: read.append(text) or read_page(text))
-    assert _json(cli, grounded) == first
+    one = ("--jobs", "1")  # one process: pages are read here, where the test sees it (with more, a child reads them)
+    assert _json(cli, grounded, *one) == first
     assert read == []  # every page's reading kept: no page read or parsed again
     grounded.write("openwiki/b.md", "# B\n\nSee `src/a.py`.\n")  # edited, not committed: no blob id names it
-    edited = _json(cli, grounded)
+    edited = _json(cli, grounded, *one)
     assert edited["broken_references"] == [] and read == ["# B\n\nSee `src/a.py`.\n"]
     assert edited["coverage"] == first["coverage"]
+    assert _json(cli, grounded, "--jobs", "2") == edited  # read by a child: the same findings
     grounded.commit("b names a file that exists")
-    assert _json(cli, grounded) == edited and len(read) == 2  # a blob new to the readings: read once more
-    assert _json(cli, grounded) == edited and len(read) == 2
+    assert _json(cli, grounded, *one) == edited and len(read) == 2  # a blob new to the readings: read once more
+    assert _json(cli, grounded, *one) == edited and len(read) == 2
 
 
 def test_without_the_parsers_version_no_reading_is_kept_and_the_check_is_the_same(

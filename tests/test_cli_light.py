@@ -64,9 +64,21 @@ def test_a_check_that_knows_every_page_and_learns_nothing_loads_no_markdown_pars
     repo.commit("a wiki")
     watched = ("markdown_it", "tempfile", "logging")
     argv = ("check", "--repo", str(repo.root))
-    first = _imported_by(*argv, watched=watched)
+    first = _imported_by(*argv, "--jobs", "1", watched=watched)  # one process: it reads the pages itself
     assert first["status"] == 0 and {"markdown_it", "tempfile"} <= set(first["heavy"])  # type: ignore[arg-type]
     assert _imported_by(*argv, watched=watched) == {"status": 0, "heavy": []}
+
+
+def test_with_a_processor_to_spare_the_pages_are_parsed_by_a_child_and_markdown_it_never_loaded_here(
+    repo: GitRepo,
+) -> None:
+    """Loading markdown-it is 50 ms of a 10k-claim check: a child pays it while this process sweeps."""
+    repo.write("src/a.py", "def f():\n    return 1\n")
+    repo.write("openwiki/a.md", "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`f` returns 1; see `src/gone.py`.\n")
+    repo.commit("a wiki")
+    argv = ("check", "--repo", str(repo.root), "--no-cache")
+    assert _imported_by(*argv, "--jobs", "2", watched=("markdown_it",)) == {"status": 1, "heavy": []}
+    assert _imported_by(*argv, "--jobs", "1", watched=("markdown_it",)) == {"status": 1, "heavy": ["markdown_it"]}
 
 
 def _without(modules: tuple[str, ...], *argv: str) -> subprocess.CompletedProcess[str]:

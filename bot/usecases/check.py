@@ -15,7 +15,7 @@ from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
 from .loop import off_the_loop, run_inline
-from .references import with_references
+from .references import read_apart, unread_pages, with_references
 
 
 async def check(
@@ -36,7 +36,8 @@ async def check(
     `memory`, a diff-aware sweep fetches no sidecar its evidence index shows cannot cite the change, and a full
     sweep no file whose every record its verdict cache answers, nor any page whose reading it keeps; what the check
     learnt is left in it. A large full
-    sweep shares its files among `processes` (forked: for a source whose snapshots a child may read, the local ones).
+    sweep shares its files among `processes` (forked: for a source whose snapshots a child may read, the local ones),
+    and with more than one, a full check's pages are read and parsed by a forked child while the wiki is swept.
     """
     index = await memory.index(sidecar_blobs(head, options.wiki_dir)) if memory is not None else None
     await source.fetch(head, wiki_reads(head, options.wiki_dir, change, options, index))
@@ -46,12 +47,21 @@ async def check(
         sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)
         context = reading_context() if references else None
         readings = await memory.readings(context) if context is not None else None
-    wiki = sweeper.load()
-    for snapshot, paths in sweeper.reads(wiki):
-        await source.fetch(snapshot, paths)
-    report = await off_the_loop(partial(sweeper.sweep, wiki))
-    if references:
-        report = await with_references(source, head, change, options, report, readings)
+    apart = None
+    if references and change is None and processes > 1:  # a source whose snapshots a forked child may read
+        unread = unread_pages(head, options, readings)
+        await source.fetch(head, unread)
+        apart = read_apart(head, unread)
+    try:
+        wiki = sweeper.load()
+        for snapshot, paths in sweeper.reads(wiki):
+            await source.fetch(snapshot, paths)
+        report = await off_the_loop(partial(sweeper.sweep, wiki))
+        if references:
+            report = await with_references(source, head, change, options, report, readings, apart)
+    finally:
+        if apart is not None:
+            apart.discard()  # taken by now, unless something failed: then stopped
     if memory is not None and index is not None:
         await memory.keep(index, sweeper.verdicts, readings)
     return report

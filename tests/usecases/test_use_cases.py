@@ -153,6 +153,85 @@ def test_a_full_check_then_reads_the_pages_for_their_references_and_coverage() -
     )
 
 
+def _pages_check(processes: int, memory: GitDirMemory | None = None) -> tuple[FetchFirst, object]:
+    files = grounded({"src/queue.py": QUEUE, "src/other.py": OTHER}, CLAIMS)
+    files["openwiki/setup.md"] = b"# Setup\n\nSee `src/queue.py` and `src/gone.py`, run `make all`.\n"
+    head = FetchFirst(MemorySnapshot(files), "head")
+    report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions(), processes=processes, memory=memory))
+    return head, report
+
+
+PAGES = ["openwiki/other.md", "openwiki/queue.md", "openwiki/setup.md"]
+
+
+def test_with_processes_to_spare_a_child_reads_the_pages_while_the_wiki_is_swept() -> None:
+    alone, expected = _pages_check(processes=1)
+    head, report = _pages_check(processes=2)
+    assert report == expected  # references and coverage as one process finds them
+    assert head.fetches[1] == PAGES  # fetched before the child is forked, before the cited files
+    assert head.fetches[3] == []  # the child read every page: the references read none again
+    assert alone.fetches[2] == PAGES
+
+
+def test_a_page_the_child_cannot_read_is_left_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.ground.reading import read_page
+    from bot.usecases.references import ReadApart
+
+    snapshot = MemorySnapshot({"openwiki/a.md": b"# A\n\nSee `src/a.py`.\n"})
+    taken = ReadApart(snapshot, ["openwiki/a.md", "openwiki/gone.md"]).take()  # gone.md: a KeyError in the child
+    assert taken == {"openwiki/a.md": read_page("# A\n\nSee `src/a.py`.\n")}
+
+
+def test_a_child_that_fails_costs_nothing_but_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.usecases import references
+
+    def crash(head: Snapshot, pages: list[str]) -> bytes:
+        raise RuntimeError("the child fails")
+
+    monkeypatch.setattr(references, "_read_pages", crash)
+    _, expected = _pages_check(processes=1)
+    head, report = _pages_check(processes=2)
+    assert report == expected
+    assert head.fetches[3] == PAGES  # the parent read them all, as one process does
+
+
+def test_a_check_that_fails_stops_and_reaps_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from bot.usecases import check as check_module
+    from bot.usecases import references
+
+    started = []
+
+    def recorded(head: Snapshot, pages: list[str]) -> references.ReadApart | None:
+        apart = references.read_apart(head, pages)
+        started.append(apart)
+        return apart
+
+    def fail(self: object, wiki: object) -> None:
+        raise RuntimeError("the sweep fails")
+
+    monkeypatch.setattr(check_module, "read_apart", recorded)
+    monkeypatch.setattr(check_module.Sweeper, "sweep", fail)
+    with pytest.raises(RuntimeError, match="the sweep fails"):
+        _pages_check(processes=2)
+    assert len(started) == 1 and started[0] is not None
+    pid = started[0]._child.pid
+    try:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped: no child of that pid is left, not even a zombie
+    finally:
+        started[0].discard()
+
+
+def test_the_pages_a_child_read_are_kept_in_the_memory(tmp_path: Path) -> None:
+    memory = GitDirMemory(tmp_path)
+    _, first = _pages_check(processes=2, memory=memory)
+    head, again = _pages_check(processes=2, memory=memory)
+    assert again == first
+    assert head.fetches[1] == [] and head.fetches[3] == []  # every reading recalled: no child, nothing read
+
+
 def _diff_check(old: dict[str, bytes], new: dict[str, bytes], *files: FileChange):  # type: ignore[no-untyped-def]
     head, base = FetchFirst(MemorySnapshot(new), "head"), FetchFirst(MemorySnapshot(old), "base")
     source = FetchFirstSource(head)
