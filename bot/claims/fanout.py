@@ -56,6 +56,8 @@ class Child:
     before writing) is told from a whole one whatever the child's exit status."""
 
     def __init__(self, work: Callable[[], bytes]) -> None:
+        if not hasattr(os, "fork"):  # Windows, say, with `--jobs 2`: the caller does the work itself
+            raise OSError("this system cannot fork a process")
         read_end, write_end = os.pipe()
         try:
             self.pid = os.fork()

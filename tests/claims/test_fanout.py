@@ -63,6 +63,12 @@ def test_a_system_without_fork_has_one_usable_processor(monkeypatch) -> None:
     assert usable_processors() == 1
 
 
+def test_a_system_without_fork_gives_no_child_and_says_so_as_when_processes_run_out(monkeypatch) -> None:
+    monkeypatch.delattr(os, "fork")
+    with pytest.raises(OSError, match="cannot fork"):
+        Child(lambda: b"never")
+
+
 def _open_descriptors() -> set[str]:
     return set(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else set()
 

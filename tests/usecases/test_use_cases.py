@@ -224,6 +224,16 @@ def test_a_check_that_fails_stops_and_reaps_the_child(monkeypatch: pytest.Monkey
         started[0].discard()
 
 
+def test_without_fork_more_processes_are_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    _, expected = _pages_check(processes=1)
+    monkeypatch.delattr(os, "fork")
+    head, report = _pages_check(processes=2)  # `--jobs 2` where no process can be forked: read here
+    assert report == expected
+    assert head.fetches[3] == PAGES
+
+
 def test_the_pages_a_child_read_are_kept_in_the_memory(tmp_path: Path) -> None:
     memory = GitDirMemory(tmp_path)
     _, first = _pages_check(processes=2, memory=memory)
