@@ -119,3 +119,17 @@ def test_an_unwritable_cache_only_costs_speed(grounded: GitRepo, cli) -> None:  
     assert run.code == 0, run.err
     assert "1 fresh" in run.out
     assert run.err.count("the next sweep starts cold") == 1
+
+
+def test_a_commits_pages_read_by_a_child_are_the_commits_not_the_working_trees(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
+    grounded.write("openwiki/b.md", "# B\n\nSee `src/gone.py`.\n")
+    grounded.commit("a page naming a path that does not exist")
+    grounded.write("openwiki/b.md", "# B\n\nSee `src/also-gone.py`.\n")  # not committed: not what HEAD holds
+    args = ("--head", "HEAD", "--no-cache")
+    alone = _json(cli, grounded, *args, "--jobs", "1")
+    shared = _json(cli, grounded, *args, "--jobs", "2")  # the pages' bytes from git, read before the child forks
+    assert shared == alone
+    assert [r["target"] for r in shared["broken_references"]] == ["src/gone.py"]
+    assert [r["target"] for r in _json(cli, grounded, "--no-cache", "--jobs", "2")["broken_references"]] == [
+        "src/also-gone.py"
+    ]
