@@ -24,8 +24,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import aiohttp
@@ -81,11 +84,16 @@ def _burst_client(url: str, payloads: list[dict], secret: str, start_at: float, 
     Path(out).write_text(json.dumps(asyncio.run(run())))
 
 
-async def burst(url: str, payloads: list[dict], secret: str, folder: str) -> list[float]:
-    """Deliver `payloads` at the same instant from several processes; the acknowledgement times."""
+async def burst(
+    url: str, payloads: list[dict], secret: str, folder: str, at_start: Callable[[], None] | None = None
+) -> list[float]:
+    """Deliver `payloads` at the same instant from several processes; the acknowledgement times. `at_start` runs
+    just before that instant, once the clients have opened their connections."""
     import multiprocessing
 
     start_at = time.time() + 2.0
+    if at_start is not None:
+        threading.Timer(start_at - time.time() - 0.05, at_start).start()
     shares = [payloads[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
     outs = [f"{folder}/times-{n}.json" for n in range(CLIENT_PROCESSES)]
     context = multiprocessing.get_context("spawn")
@@ -259,6 +267,10 @@ def _redis_server(port: int) -> subprocess.Popen | None:
     raise SystemExit("redis-server did not start")
 
 
+def _mark_cpu(marks: list[float | None], pid: int) -> None:
+    marks.append(_cpu_seconds(pid))
+
+
 def _cpu_seconds(pid: int) -> float | None:
     """CPU time a process has used, all its threads, to the nanosecond (Linux's schedstat; None elsewhere)."""
     try:
@@ -325,8 +337,11 @@ async def latency(
             started = time.perf_counter()
             p50s, p99s, cpu = [], [], []
             for _ in range(bursts):
-                cpu_before = None if profiled else _cpu_seconds(app.pid)
-                times = await burst(url, payloads, setup["secret"], folder)
+                # from just before the burst: the clients' connections and their first requests are not its cost
+                marks: list[float | None] = []
+                started_cpu = None if profiled else partial(_mark_cpu, marks, app.pid)
+                times = await burst(url, payloads, setup["secret"], folder, at_start=started_cpu)
+                cpu_before = marks[0] if marks else None
                 cpu_after = None if profiled else _cpu_seconds(app.pid)
                 if cpu_before is not None and cpu_after is not None:
                     cpu.append((cpu_after - cpu_before) / deliveries * 1e6)
