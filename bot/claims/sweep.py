@@ -55,7 +55,7 @@ from .text import FileText
 from .track import ChangedFile, Tracked, openwiki_verdict, reference_verdict, track
 from .verdict_cache import PageBuilder, PageVerdicts, VerdictCache, recall_page, sweep_context
 from .verdicts import OpenWikiVerdict, Verdict, worst
-from .versions import canonical_selected_count, file_version, lines_version
+from .versions import canonical_anchors, canonical_selected_count, file_version, lines_version
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
 RECORDS_PER_PROCESS = 5_000  # a forked process pays off from about this many records to evaluate (fanout.py)
@@ -480,28 +480,36 @@ class Sweeper:
             if type(current) is FileText:
                 current.forget_hashes()
             return
-        # The common case, answered without the general machinery: fresh where its hint says. This loop runs for
-        # every evidence record of a full sweep, so `unchanged_at_hint` and the result are written out here.
+        # The common cases, answered without the general machinery: fresh where its hint says, or moved unchanged
+        # as the file's last text found elsewhere (`found_moved`). This loop runs for every evidence record of a
+        # full sweep, so `unchanged_at_hint` and the results are written out here.
         data, offsets = current.data, current.offsets
         lines = len(offsets) - 1
         at = f"{SCHEME}{encode_path(path)}#L"  # the canonical resource of this file, up to its span
-        make, fresh, ow_fresh = tuple.__new__, Verdict.FRESH, OpenWikiVerdict.FRESH
+        make, fresh, moved, ow_fresh = tuple.__new__, Verdict.FRESH, Verdict.MOVED, OpenWikiVerdict.FRESH
+        shift = 0  # where the last text found elsewhere stood from its hint: text moves in blocks
         for index, record in records:
             resource, version = record
             _, sep, fragment = resource.partition("#")
             if sep:
                 start, end = resource_span(fragment)
-                if (
-                    end <= lines
-                    and version[21:85] == sha256(data[offsets[start - 1] : offsets[end]]).hexdigest()
-                    and canonical_selected_count(version) == end - start + 1
-                ):
-                    canonical = f"{at}{start}-L{end}"
-                    resource_now = resource if canonical == resource else canonical  # the stored string, not a copy
-                    fields = (resource, version, fresh, ow_fresh, (start, end), resource_now, version)
-                    results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
-                    continue
-            results[index] = self._evaluate_filed(path, record, current)
+                if end <= lines and version[21:85] == sha256(data[offsets[start - 1] : offsets[end]]).hexdigest():
+                    if canonical_selected_count(version) == end - start + 1:
+                        canonical = f"{at}{start}-L{end}"
+                        resource_now = resource if canonical == resource else canonical  # the stored string
+                        fields = (resource, version, fresh, ow_fresh, (start, end), resource_now, version)
+                        results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
+                        continue
+                else:  # not at its hint: unchanged `shift` lines away, as the file's last text found elsewhere?
+                    found = found_moved(data, offsets, start - 1 + shift, version)
+                    if found is not None:  # moved (never fresh: at its hint, its hash would have matched)
+                        first, last = found
+                        fields = (resource, version, moved, ow_fresh, found, f"{at}{first}-L{last}", version)
+                        results[index] = make(EvidenceResult, (*fields, False, None, None, None, None))
+                        continue
+            result = results[index] = self._evaluate_filed(path, record, current)
+            if sep and result.span is not None:
+                shift = result.span[0] - start
         current.forget_hashes()  # every record citing the file is answered
 
     def _evaluate_filed(self, path: str, record: EvidenceRecord, current: FileText | Problem | None) -> EvidenceResult:
@@ -1025,6 +1033,33 @@ class _Recalled(NamedTuple):
 
 
 _UNSEEN = "\0"  # not in the memo of files yet (None is an answer; a path holding a control character is refused)
+
+
+def found_moved(data: bytes, offsets: Sequence[int], first: int, version: str) -> tuple[int, int] | None:
+    """The lines (1-based, inclusive) of a canonical `version`'s text standing unchanged from line `first`
+    (0-based) of the file `data` (its lines starting at `offsets`, then its end), when it stands nowhere else in
+    the file: exactly what OpenWiki's `locateUnchangedLineRange` finds then (one span whose first line, last line
+    and whole text hash as stored). None when not so; the general algorithm decides then.
+
+    A whole sweep after text moved asks this of every record: one guess, where the file's last text found
+    elsewhere says, checked with three hashes and two byte searches, instead of the general search's layers."""
+    anchors = canonical_anchors(version)
+    if anchors is None or first < 0:
+        return None
+    count, first_hash, last_hash = anchors
+    if first + count >= len(offsets):
+        return None
+    begin, stop = offsets[first], offsets[first + count]
+    text = data[begin:stop]
+    if (
+        sha256(text).hexdigest() != version[21:85]
+        or sha256(data[begin : offsets[first + 1]]).hexdigest().encode() != first_hash
+        or (count > 1 and sha256(data[offsets[first + count - 1] : stop]).hexdigest().encode() != last_hash)
+        or data.find(text) != begin  # the same bytes earlier: OpenWiki finds several spans (or one elsewhere)
+        or data.find(text, begin + 1) != -1  # or later
+    ):
+        return None
+    return first + 1, first + count
 
 
 def _span_parses(fragment: str) -> bool:

@@ -47,6 +47,8 @@ _TAIL_WITHOUT_HEX = (
     b',"firstSelectedLineHash":"","lastSelectedLineHash":"","precedingContextLineCount":,"precedingContextHash":"",'
     b'"followingContextLineCount":,"followingContextHash":""}'
 ).translate(None, _HEX_DIGITS)
+_FIRST_HASH_AFTER_COUNT = len(b',"firstSelectedLineHash":"')  # where the hashes stand in the canonical layout
+_LAST_HASH_AFTER_FIRST = len(b'","lastSelectedLineHash":"')
 _HEX64 = re.compile(r"[a-f0-9]{64}")
 _PADDING = ("", "===", "==", "=")  # by the payload's length mod 4 (1 mod 4 is no base64 length: refused)
 _MAX_SAFE_INTEGER = 2**53 - 1
@@ -139,25 +141,41 @@ def canonical_selected_count(token: str) -> int | None:
     The cheap check behind the common case. The content-hash part is NOT checked here: callers compare it
     with a digest they computed. None does not mean invalid, only "use parse_lines_version".
     """
+    layout = _canonical_layout(token)
+    return int(layout.group(1)) if layout is not None else None
+
+
+def canonical_anchors(token: str) -> tuple[int, bytes, bytes] | None:
+    """`selectedLineCount`, `firstSelectedLineHash` and `lastSelectedLineHash` (hex, as bytes) of a token whose
+    metadata is written in canonical form: what finding its text elsewhere needs, read from their fixed places
+    after the count. None as for `canonical_selected_count` (use `parse_lines_version`)."""
+    layout = _canonical_layout(token)
+    if layout is None:
+        return None
+    raw, first = layout.string, layout.end(1) + _FIRST_HASH_AFTER_COUNT
+    last = first + 64 + _LAST_HASH_AFTER_FIRST
+    return int(layout.group(1)), raw[first : first + 64], raw[last : last + 64]
+
+
+def _canonical_layout(token: str) -> re.Match[bytes] | None:
+    """The decoded metadata of a token matched against `_CANONICAL_METADATA`'s layout, its count captured; None
+    when it is not written so, or its count has more than 15 digits.
+
+    The layout is matched with a loose class for the hashes, then every hex digit after the count is deleted:
+    what is left equals the literals' own letters only if each hash held hex digits alone (any other character
+    would be left over), which is exactly the regex's `[a-f0-9]{64}`."""
     if len(token) < 90 or not token.startswith(LINES_PREFIX) or token[85] != ":":
         return None
     payload = token[86:]
     if "+" in payload or "/" in payload or "=" in payload:
         return None
     raw = _payload_bytes(payload)
-    return _canonical_count(raw) if raw is not None else None
-
-
-def _canonical_count(raw: bytes) -> int | None:
-    """`selectedLineCount` when `raw` matches `_CANONICAL_METADATA` with a count of at most 15 digits, else None.
-
-    The layout is matched with a loose class for the hashes, then every hex digit after the count is deleted:
-    what is left equals the literals' own letters only if each hash held hex digits alone (any other character
-    would be left over), which is exactly the regex's `[a-f0-9]{64}`."""
+    if raw is None:
+        return None
     layout = _CANONICAL_LAYOUT.fullmatch(raw)
     if layout is None or raw[layout.end(1) :].translate(None, _HEX_DIGITS) != _TAIL_WITHOUT_HEX:
         return None
-    return int(layout.group(1))
+    return layout
 
 
 def parse_lines_version(token: object) -> LinesVersion | None:

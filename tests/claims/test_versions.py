@@ -14,7 +14,9 @@ from bot.claims import resolve_evidence
 from bot.claims.text import FileText, split_lines
 from bot.claims.versions import (
     EMPTY_HASH,
+    LINES_PREFIX,
     LinesVersion,
+    canonical_anchors,
     canonical_selected_count,
     file_version,
     lines_version,
@@ -170,6 +172,7 @@ def test_canonical_selected_count_reads_only_tokens_written_as_openwiki_writes_t
     spaced = _token(json.dumps(_meta()))  # valid JSON, not canonical: spaces after the separators
     reordered = _token(json.dumps(dict(reversed(list(_meta().items()))), separators=(",", ":")))
     payload = _canonical(_meta()).rsplit(":", 1)[1]
+    two_short = _canonical(_meta(selectedLineCount=12)).rsplit(":", 1)[1]  # 445 bytes: base64 two short of 4n
     for token in (
         spaced,
         reordered,
@@ -179,11 +182,14 @@ def test_canonical_selected_count_reads_only_tokens_written_as_openwiki_writes_t
         "repo-lines-v1:sha256:" + "a" * 64 + ":QUJ",  # too short to hold metadata
         "repo-lines-v1:sha256:" + "a" * 64 + "!" + payload,
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload + "=",
+        "repo-lines-v1:sha256:" + "a" * 64 + ":" + two_short + "==",  # padded as base64 would be: not the format
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload.replace("_", "/").replace("-", "+") + "+",
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload + "A",  # not base64 of whole bytes
         "repo-lines-v1:sha256:" + "a" * 64 + ":" + payload[:40] + "." + payload[40:],  # outside the alphabet
     ):
         assert canonical_selected_count(token) is None, token
+        assert canonical_anchors(token) is None, token
+    assert canonical_selected_count("repo-lines-v1:sha256:" + "a" * 64 + ":" + two_short) == 12
     # Both paths agree: what the fast path declines, the full parser reads (or refuses) on its own.
     assert parse_lines_version(spaced) == parse_lines_version(_canonical(_meta()))._replace(token=spaced)  # type: ignore[union-attr]
     assert parse_lines_version(reordered) == parse_lines_version(_canonical(_meta()))._replace(token=reordered)  # type: ignore[union-attr]
@@ -271,11 +277,12 @@ def test_metadata_followed_by_anything_is_not_canonical() -> None:
 
 
 def test_the_fast_canonical_check_is_the_canonical_regex_exactly() -> None:
-    """`_canonical_count` stands in for `_CANONICAL_METADATA` (15 digits at most) on a full sweep's hot path:
-    canonical metadata, then thousands of single-byte edits, insertions and deletions, all judged alike."""
+    """`canonical_selected_count` and `canonical_anchors` stand in for `_CANONICAL_METADATA` (15 digits at most)
+    on a full sweep's hot path: canonical metadata, then thousands of single-byte edits, insertions and
+    deletions, all judged alike, and the anchors read where the regex finds them."""
     import random
 
-    from bot.claims.versions import _CANONICAL_METADATA, _canonical_count
+    from bot.claims.versions import _CANONICAL_METADATA, canonical_anchors
 
     rng = random.Random(5)
     text = FileText("".join(f"line {n}\n" for n in range(40)).encode())
@@ -302,7 +309,10 @@ def test_the_fast_canonical_check_is_the_canonical_regex_exactly() -> None:
         for variant in variants:
             match = _CANONICAL_METADATA.fullmatch(variant)
             expected = int(match.group(1)) if match is not None and len(match.group(1)) < 16 else None
-            assert _canonical_count(variant) == expected, variant
+            token = LINES_PREFIX + "0" * 64 + ":" + base64.urlsafe_b64encode(variant).rstrip(b"=").decode()
+            assert canonical_selected_count(token) == expected, variant
+            anchors = (expected, match.group(2), match.group(3)) if expected is not None and match else None
+            assert canonical_anchors(token) == anchors, variant
             checked += expected is not None
     assert checked > 100  # many variants stay canonical (a hash digit for another): both must agree on those too
 
