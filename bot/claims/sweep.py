@@ -299,6 +299,9 @@ class Sweeper:
         self._changed: dict[FileChange, ChangedFile] = {}
         self._all_changed: list[tuple[FileChange, ChangedFile]] | None = None
         self._planned: _Plan | None = None
+        # Where the last text found elsewhere stood from its hint, carried from file to file: a change that moves
+        # every file alike (a header or an import added to each) then finds each file's first moved text at once.
+        self._shift = 0
         self.by_old = {f.old_path: f for f in change.files if f.old_path} if change else {}
         self.touched_paths = change.paths if change else set()
         ignore = self.text(head, IGNORE_FILE)
@@ -487,7 +490,7 @@ class Sweeper:
         lines = len(offsets) - 1
         at = f"{SCHEME}{encode_path(path)}#L"  # the canonical resource of this file, up to its span
         make, fresh, moved, ow_fresh = tuple.__new__, Verdict.FRESH, Verdict.MOVED, OpenWikiVerdict.FRESH
-        shift = 0  # where the last text found elsewhere stood from its hint: text moves in blocks
+        shift = self._shift  # where the last text found elsewhere stood from its hint: text moves in blocks
         for index, record in records:
             resource, version = record
             _, sep, fragment = resource.partition("#")
@@ -510,6 +513,7 @@ class Sweeper:
             result = results[index] = self._evaluate_filed(path, record, current)
             if sep and result.span is not None:
                 shift = result.span[0] - start
+        self._shift = shift
         current.forget_hashes()  # every record citing the file is answered
 
     def _evaluate_filed(self, path: str, record: EvidenceRecord, current: FileText | Problem | None) -> EvidenceResult:

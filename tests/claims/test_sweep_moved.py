@@ -174,6 +174,23 @@ def test_after_the_first_record_the_moved_path_answers_the_file(monkeypatch: pyt
     assert general == records[:1]
 
 
+def test_a_file_moved_as_the_one_before_is_answered_on_the_moved_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A header added to every file: the first file's first record tells where the next file's text stands."""
+    header = b"# Copyright\n# Licence\n"
+    other = "src/other.py"
+    files = {PATH: header + CODE, other: header + CODE.replace(b"line", b"row")}
+    sweeper = Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions())
+    general = _general(sweeper, monkeypatch)
+    first = [EvidenceRecord(f"repo://{PATH}#L{s + 1}-L{s + 5}", _token(CODE, s, s + 5)) for s in (0, 10)]
+    old_other = CODE.replace(b"line", b"row")
+    second = [EvidenceRecord(f"repo://{other}#L{s + 1}-L{s + 5}", _token(old_other, s, s + 5)) for s in (0, 10)]
+    results: list[EvidenceResult | None] = [None] * 4
+    sweeper._evaluate_file(PATH, list(enumerate(first)), results)
+    sweeper._evaluate_file(other, list(enumerate(second, start=2)), results)
+    assert [r.span for r in results if r] == [(3, 7), (13, 17), (3, 7), (13, 17)]
+    assert general == first[:1]
+
+
 def test_records_fresh_at_their_hints_never_reach_the_general_algorithm(monkeypatch: pytest.MonkeyPatch) -> None:
     records = [EvidenceRecord(f"repo://{PATH}#L{s + 1}-L{s + 5}", _token(CODE, s, s + 5)) for s in range(0, 30, 5)]
     sweeper = _sweeper(CODE)
