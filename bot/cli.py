@@ -15,6 +15,7 @@ from . import __version__
 from .claims.options import DEFAULT_MAX_FILE_BYTES, SweepOptions
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
 from .claims.wording import one_line, plural
+from .lifetime import one_shot, outlive
 
 # Everything else is imported by the command that needs it: `wikiwarden check` in a pre-commit hook, or
 # `--version`, pays for neither the model's client, the web server, the queue, nor the other commands.
@@ -384,6 +385,7 @@ def _check(args: argparse.Namespace) -> int:
             )
         except GitError as exc:
             raise UsageError(str(exc)) from exc
+        outlive(report)  # freed at the process's end (`run`), not when this returns
         if args.format == "json":
             _write_bytes(report_json_chunks(report, attention_only=bool(args.attention_only)))
         else:
@@ -829,7 +831,10 @@ def run() -> NoReturn:
     """The `wikiwarden` command: `main`, its output flushed, then the process ends at once. What the command built
     (a check's wiki and report: millions of objects at 100k claims) goes with the process instead of being freed
     object by object first (a tenth of a second at 100k claims). Everything a command must finish (files written,
-    git and child processes ended, the event loop closed) it finishes within `main`."""
+    git and child processes ended, the event loop closed) it finishes within `main`; what it would free on the way
+    there (a check's wiki when its use case returns, its report when the command does) it leaves to the end too
+    (`bot.lifetime`)."""
+    one_shot()
     code = main()
     try:
         sys.stdout.flush()

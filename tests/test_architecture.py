@@ -23,7 +23,7 @@ import pytest
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
 CORE = {"claims", "okf", "fix", "ground"}
-INFRASTRUCTURE = {"settings", "metrics", "logs"}  # leaves every layer above the core may use
+INFRASTRUCTURE = {"settings", "metrics", "logs", "lifetime"}  # leaves every layer above the core may use
 FACES = {"cli", "demo", "web", "worker", "action", "__main__"}
 # What each part of bot/ may import (besides itself, and the package root `bot` for the version).
 ALLOWED: dict[str, set[str]] = {
@@ -34,6 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "settings": set(),
     "metrics": set(),
     "logs": set(),
+    "lifetime": set(),
     "source": CORE,
     "agent": CORE | INFRASTRUCTURE,
     "usecases": CORE | {"source", "agent"} | INFRASTRUCTURE,

@@ -739,3 +739,46 @@ def test_an_unknown_command_is_told_the_commands_there_are(capsys: pytest.Captur
         cli_module.main(["chek", "--format", "json"])
     said = capsys.readouterr().err
     assert "invalid choice: 'chek'" in said and all(f"'{name}'" in said for name in cli_module._COMMANDS)
+
+
+# -- what a one-shot check leaves to the process's end ----------------------------------------------
+
+
+def test_the_command_is_one_shot_and_ends_with_its_status(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot import lifetime
+
+    monkeypatch.setattr(lifetime, "_kept", None)
+    monkeypatch.setattr(cli_module, "main", lambda: 1)
+
+    def ended(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setattr(cli_module.os, "_exit", ended)
+    with pytest.raises(SystemExit) as ended_with:
+        cli_module.run()
+    assert ended_with.value.code == 1
+    lifetime.outlive(object())
+    assert lifetime.kept() == 1  # `run` made the process one-shot before its command ran
+
+
+def test_a_one_shot_check_leaves_its_wiki_sweeper_and_report_to_the_end(
+    grounded, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot import lifetime
+    from bot.claims.results import SweepReport
+    from bot.claims.sweep import Sweeper, Wiki
+
+    repo, _ = grounded
+    monkeypatch.setattr(lifetime, "_kept", [])
+    assert cli("check", "--repo", repo.root, "--format", "json").code == 0
+    kept = {type(thing) for thing in lifetime._kept or ()}
+    assert {Wiki, Sweeper, SweepReport} <= kept
+
+
+def test_a_check_in_a_long_running_process_keeps_nothing(grounded, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot import lifetime
+
+    repo, _ = grounded
+    monkeypatch.setattr(lifetime, "_kept", None)
+    assert cli("check", "--repo", repo.root).code == 0
+    assert lifetime.kept() == 0

@@ -11,6 +11,7 @@ from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from ..ground.reading import reading_context
+from ..lifetime import outlive
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
@@ -64,6 +65,7 @@ async def check(
             apart.discard()  # taken by now, unless something failed: then stopped
     if memory is not None and index is not None:
         await memory.keep(index, sweeper.verdicts, readings)
+    outlive(sweeper, wiki)  # a one-shot command's process ends soon: not freed here, object by object
     return report
 
 
