@@ -320,7 +320,7 @@ async def latency(
                     "py-spy",
                     "record",
                     "-r",
-                    "1000",
+                    os.environ.get("BENCH_PROFILE_RATE", "1000"),
                     "-f",
                     "raw",
                     "-o",

@@ -96,8 +96,9 @@ class RedisQueue:
 
         Jobs submitted together (a burst of deliveries, each handler at this await) go to Redis in one pipeline,
         in the order they were submitted: one round trip and one wake-up of the event loop for all of them instead
-        of one each (200 concurrent deliveries: acknowledgement p99 about 30% lower). Each still answers for
-        itself: a job Redis refuses raises for its own submitter only."""
+        of one each (200 concurrent deliveries: acknowledgement p99 about 30% lower), and those submitted while a
+        pipeline is out wait for it to come back, to go in the next (`_send`). Each still answers for itself: a job
+        Redis refuses raises for its own submitter only."""
         if self._enqueue is None:
             raise RuntimeError("the Redis queue is not started")
         job_id = uuid.uuid4().hex
@@ -112,17 +113,34 @@ class RedisQueue:
         args = [DELIVERY_MEMORY_SECONDS, job_id, expires_extra_ms, payload, now]
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting.append((keys, args, answer))
-        if self._sending is None:  # the first of a burst: the others join before the task runs
+        if self._sending is None:  # none is out: the others of a burst join before the task runs
             self._sending = sending = asyncio.create_task(self._send())
             self._in_flight.add(sending)
             sending.add_done_callback(self._in_flight.discard)
         return await answer
 
     async def _send(self) -> None:
-        """Send the jobs waiting (those submitted up to now) in one pipeline and answer each submitter. A job Redis
-        answered NOSCRIPT for (a restarted Redis forgot the script: it ran nothing) is sent again once the script
-        is loaded."""
-        batch, self._waiting, self._sending = self._waiting, [], None
+        """Send the jobs waiting in pipelines, one pipeline out at a time, until none waits: the jobs submitted
+        while one is out go together in the next (group commit). A lone delivery goes at once; under a burst the
+        pipelines grow and their number shrinks, and each costs the web process about 0.35 ms of its own (the
+        connection taken from the pool, checked and given back, the send, the wake-up on the answer), whatever
+        it holds. Ends with no job waiting: a job submitted after the last check starts a new task."""
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                await self._answer(batch)
+        except BaseException:  # cancelled: the jobs still waiting are not sent, and their submitters hear it
+            batch, self._waiting = self._waiting, []
+            for _, _, answer in batch:
+                if not answer.done():
+                    answer.set_exception(RuntimeError("the queue stopped"))
+            raise
+        finally:
+            self._sending = None
+
+    async def _answer(self, batch: list[tuple[list[str], list[Any], asyncio.Future[bool]]]) -> None:
+        """Send `batch` in one pipeline and answer each submitter. A job Redis answered NOSCRIPT for (a restarted
+        Redis forgot the script: it ran nothing) is sent again once the script is loaded."""
         try:
             answers = await self._pipeline(batch)
             again = [i for i, value in enumerate(answers) if isinstance(value, NoScriptError)]

@@ -246,6 +246,74 @@ async def test_a_burst_of_submissions_goes_to_redis_in_one_pipeline_in_their_ord
         await queue.close()
 
 
+async def test_jobs_submitted_while_a_pipeline_is_out_go_together_in_the_next_in_their_order(redis_url: str) -> None:
+    """Group commit: one pipeline out at a time; what arrives meanwhile waits for it, then goes in one pipeline,
+    so a newer job of a key always reaches Redis after an older one."""
+    from bot.jobs.redis import _latest_key
+
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    sent: list[int] = []  # each pipeline's size, in the order they go
+    pipeline = queue._pipeline
+    out = asyncio.Event()
+    back = asyncio.Event()
+
+    async def watched(batch: list[Any]) -> list[Any]:
+        sent.append(len(batch))
+        if len(sent) == 1:
+            out.set()
+            await back.wait()  # the first pipeline stays out while the burst arrives
+        return await pipeline(batch)
+
+    queue._pipeline = watched  # type: ignore[method-assign]
+    try:
+        first = asyncio.create_task(queue.submit(check_job("k:branch:main", "first", 0)))
+        await out.wait()
+        burst = [asyncio.create_task(queue.submit(check_job("k:branch:main", f"d{n}", n + 1))) for n in range(30)]
+        await asyncio.sleep(0.05)
+        assert sent == [1]  # nothing more goes while the first pipeline is out
+        back.set()
+        assert await asyncio.gather(first, *burst) == [True] * 31
+        assert sent == [1, 30]
+        latest = await queue.pool.get(_latest_key("k:branch:main"))
+        record = await queue.pool.get(job_key_prefix + latest.decode())
+        from arq.jobs import deserialize_job
+
+        assert deserialize_job(record).args[0]["delivery"] == "d29"  # the last submitted is the latest
+        assert await queue.submit(check_job("k", "alone"))  # none out, none waiting: a new task sends it
+        assert sent == [1, 30, 1]
+    finally:
+        await queue.close()
+
+
+async def test_a_stopped_sender_answers_the_jobs_still_waiting(redis_url: str) -> None:
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    pipeline = queue._pipeline
+    out = asyncio.Event()
+
+    async def stuck(batch: list[Any]) -> list[Any]:
+        out.set()
+        await asyncio.Event().wait()  # never answered: the sender is stopped meanwhile
+        return await pipeline(batch)
+
+    queue._pipeline = stuck  # type: ignore[method-assign]
+    try:
+        first = asyncio.create_task(queue.submit(check_job("k", "first", 0)))
+        await out.wait()
+        waiting = [asyncio.create_task(queue.submit(check_job("k", f"d{n}", n + 1))) for n in range(5)]
+        await asyncio.sleep(0)
+        sender = queue._sending
+        assert sender is not None
+        sender.cancel()
+        results = await asyncio.wait_for(asyncio.gather(first, *waiting, return_exceptions=True), 10)
+        assert all(isinstance(r, RuntimeError) and "stopped" in str(r) for r in results), results
+        assert queue._sending is None
+    finally:
+        queue._pipeline = pipeline  # type: ignore[method-assign]
+        await queue.close()
+
+
 async def test_every_submitter_of_a_burst_hears_redis_refuse_it_and_none_waits(redis_url: str) -> None:
     queue = RedisQueue(redis_url)
     await queue.start()
