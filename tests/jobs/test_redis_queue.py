@@ -211,7 +211,7 @@ async def test_the_enqueueing_script_is_loaded_at_start_and_reloaded_after_a_flu
         await queue.close()
 
 
-async def test_a_burst_of_submissions_goes_to_redis_in_one_pipeline_in_their_order(redis_url: str) -> None:
+async def test_a_burst_of_submissions_goes_to_redis_in_one_script_call_in_their_order(redis_url: str) -> None:
     """Concurrent deliveries (each handler at `submit`) are enqueued in one round trip, each answered for itself:
     new ones True, the same deliveries again False, and the last submitted of a key is its latest."""
     from arq.jobs import deserialize_job
@@ -220,41 +220,91 @@ async def test_a_burst_of_submissions_goes_to_redis_in_one_pipeline_in_their_ord
 
     queue = RedisQueue(redis_url)
     await queue.start()
-    pipelines = 0
-    pipeline = queue.pool.pipeline
+    calls = 0
+    evalsha = queue.pool.evalsha
 
     def counted(*args: Any, **kwargs: Any) -> Any:
-        nonlocal pipelines
-        pipelines += 1
-        return pipeline(*args, **kwargs)
+        nonlocal calls
+        calls += 1
+        return evalsha(*args, **kwargs)
 
-    queue.pool.pipeline = counted  # type: ignore[method-assign]
+    queue.pool.evalsha = counted  # type: ignore[method-assign]
     try:
         jobs = [check_job(f"{n % 5}:branch:main", f"d{n}", n) for n in range(40)]
         assert await asyncio.gather(*(queue.submit(job) for job in jobs)) == [True] * 40
-        assert pipelines == 1
+        assert calls == 1
         assert await queue.depth() == 40
         assert await asyncio.gather(*(queue.submit(job) for job in jobs[:10])) == [False] * 10  # seen before
-        assert pipelines == 2 and await queue.depth() == 40
+        assert calls == 2 and await queue.depth() == 40
         for key in range(5):  # d35..d39 were the last of their keys
             latest = await queue.pool.get(_latest_key(f"{key}:branch:main"))
             record = await queue.pool.get(job_key_prefix + latest.decode())
             assert deserialize_job(record).args[0]["delivery"] == f"d{35 + key}"
-        assert await queue.submit(check_job("k", "alone"))  # one job on its own: a pipeline of one
-        assert pipelines == 3
+        assert await queue.submit(check_job("k", "alone"))  # one job on its own: a call of one
+        assert calls == 3
     finally:
         await queue.close()
 
 
-async def test_jobs_submitted_while_a_pipeline_is_out_go_together_in_the_next_in_their_order(redis_url: str) -> None:
-    """Group commit: one pipeline out at a time; what arrives meanwhile waits for it, then goes in one pipeline,
+async def test_a_large_burst_goes_in_script_calls_of_a_bounded_size(redis_url: str) -> None:
+    from bot.jobs.redis import MOST_JOBS_A_SCRIPT
+
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    sizes: list[int] = []
+    script = queue._script
+
+    async def watched(batch: list[Any]) -> list[Any]:
+        sizes.append(len(batch))
+        return await script(batch)
+
+    queue._script = watched  # type: ignore[method-assign]
+    try:
+        jobs = [check_job(f"{n}:branch:main", f"d{n}", n) for n in range(MOST_JOBS_A_SCRIPT * 2 + 3)]
+        assert await asyncio.gather(*(queue.submit(job) for job in jobs)) == [True] * len(jobs)
+        assert sizes == [MOST_JOBS_A_SCRIPT, MOST_JOBS_A_SCRIPT, 3]
+        assert await queue.depth() == len(jobs)
+    finally:
+        await queue.close()
+
+
+async def test_a_job_redis_refuses_fails_alone_and_its_delivery_can_come_again(redis_url: str) -> None:
+    """Each job of a script call answers for itself: one Redis refuses (here a score that is not a number, as no
+    real job has) is its submitter's error, its delivery is not remembered and the latest of its key untouched,
+    while the jobs around it are queued."""
+    from bot.jobs.redis import _latest_key
+
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    try:
+        assert await queue.submit(check_job("k:branch:main", "before", 0))
+        before = await queue.pool.get(_latest_key("k:branch:main"))
+        loop = asyncio.get_running_loop()
+        batch = []
+        for n, score in enumerate([1, "not a number", 3]):
+            keys = [f"wikiwarden:delivery:d{n}:check:k:branch:main", _latest_key("k:branch:main"), f"arq:job:j{n}"]
+            batch.append((keys, [f"j{n}", b"record", score], loop.create_future()))
+        answers = await queue._script(batch)
+        assert answers[0] == 1 and answers[2] == 1
+        assert isinstance(answers[1], redis.exceptions.ResponseError) and "float" in str(answers[1])
+        assert await queue.pool.exists("wikiwarden:delivery:d1:check:k:branch:main") == 0  # forgotten again
+        assert await queue.pool.exists("wikiwarden:delivery:d0:check:k:branch:main") == 1
+        assert (await queue.pool.get(_latest_key("k:branch:main"))).decode() == "j2"  # j1 never became the latest
+        assert before is not None
+        assert await queue.depth() == 3  # "before", j0 and j2
+    finally:
+        await queue.close()
+
+
+async def test_jobs_submitted_while_a_call_is_out_go_together_in_the_next_in_their_order(redis_url: str) -> None:
+    """Group commit: one script call out at a time; what arrives meanwhile waits for it, then goes in one call,
     so a newer job of a key always reaches Redis after an older one."""
     from bot.jobs.redis import _latest_key
 
     queue = RedisQueue(redis_url)
     await queue.start()
-    sent: list[int] = []  # each pipeline's size, in the order they go
-    pipeline = queue._pipeline
+    sent: list[int] = []  # each call's size, in the order they go
+    script = queue._script
     out = asyncio.Event()
     back = asyncio.Event()
 
@@ -262,16 +312,16 @@ async def test_jobs_submitted_while_a_pipeline_is_out_go_together_in_the_next_in
         sent.append(len(batch))
         if len(sent) == 1:
             out.set()
-            await back.wait()  # the first pipeline stays out while the burst arrives
-        return await pipeline(batch)
+            await back.wait()  # the first call stays out while the burst arrives
+        return await script(batch)
 
-    queue._pipeline = watched  # type: ignore[method-assign]
+    queue._script = watched  # type: ignore[method-assign]
     try:
         first = asyncio.create_task(queue.submit(check_job("k:branch:main", "first", 0)))
         await out.wait()
         burst = [asyncio.create_task(queue.submit(check_job("k:branch:main", f"d{n}", n + 1))) for n in range(30)]
         await asyncio.sleep(0.05)
-        assert sent == [1]  # nothing more goes while the first pipeline is out
+        assert sent == [1]  # nothing more goes while the first call is out
         back.set()
         assert await asyncio.gather(first, *burst) == [True] * 31
         assert sent == [1, 30]
@@ -289,15 +339,15 @@ async def test_jobs_submitted_while_a_pipeline_is_out_go_together_in_the_next_in
 async def test_a_stopped_sender_answers_the_jobs_still_waiting(redis_url: str) -> None:
     queue = RedisQueue(redis_url)
     await queue.start()
-    pipeline = queue._pipeline
+    script = queue._script
     out = asyncio.Event()
 
     async def stuck(batch: list[Any]) -> list[Any]:
         out.set()
         await asyncio.Event().wait()  # never answered: the sender is stopped meanwhile
-        return await pipeline(batch)
+        return await script(batch)
 
-    queue._pipeline = stuck  # type: ignore[method-assign]
+    queue._script = stuck  # type: ignore[method-assign]
     try:
         first = asyncio.create_task(queue.submit(check_job("k", "first", 0)))
         await out.wait()
@@ -310,7 +360,7 @@ async def test_a_stopped_sender_answers_the_jobs_still_waiting(redis_url: str) -
         assert all(isinstance(r, RuntimeError) and "stopped" in str(r) for r in results), results
         assert queue._sending is None
     finally:
-        queue._pipeline = pipeline  # type: ignore[method-assign]
+        queue._script = script  # type: ignore[method-assign]
         await queue.close()
 
 
@@ -325,6 +375,8 @@ async def test_every_submitter_of_a_burst_hears_redis_refuse_it_and_none_waits(r
         assert all(isinstance(r, redis.exceptions.ResponseError) and "WRONGTYPE" in str(r) for r in results)
         await queue.pool.delete(QUEUE_NAME)
         assert await queue.submit(check_job("k", "d-after", 9))  # the queue works again
+        # nothing was remembered of the refused deliveries: GitHub's redeliveries are taken, not dropped as seen
+        assert await asyncio.gather(*(queue.submit(check_job("k", f"d{n}", n)) for n in range(8))) == [True] * 8
     finally:
         await queue.close()
 
@@ -350,7 +402,7 @@ async def test_closing_the_queue_answers_the_submissions_already_sent_first(redi
     queue = RedisQueue(redis_url)
     await queue.start()
     submissions = [asyncio.create_task(queue.submit(check_job("k", f"d{n}", n))) for n in range(20)]
-    await asyncio.sleep(0)  # every submitter waits on the pipeline now
+    await asyncio.sleep(0)  # every submitter waits on the script call now
     await queue.close()
     assert await asyncio.gather(*submissions) == [True] * 20
     reader = RedisQueue(redis_url)
