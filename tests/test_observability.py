@@ -164,3 +164,36 @@ async def test_a_job_not_retried_is_one_json_line_naming_repository_installation
         "d-9",
         "check",
     )
+
+
+def test_a_line_holds_the_fields_python_json_logger_writes_in_its_order() -> None:
+    """The formatter writes its fields itself (`add_fields`): the same fields, values and order as the library's
+    general code, for records with extra fields, a dict message, a private attribute and an exception."""
+    from pythonjsonlogger.json import JsonFormatter
+
+    from bot.logs import _JsonLines
+
+    settings = {"rename_fields": {"levelname": "level", "name": "logger"}, "timestamp": "time"}
+    ours = _JsonLines("%(levelname)s %(name)s %(message)s", **settings)
+    library = JsonFormatter("%(levelname)s %(name)s %(message)s", **settings)
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys
+
+        failure = sys.exc_info()
+    records = [
+        logging.LogRecord("bot.a", logging.INFO, "f.py", 1, "delivery %s accepted", ("d-1",), None),
+        logging.LogRecord("bot.b", logging.ERROR, "f.py", 2, {"event": "push", "jobs": 2}, (), failure),
+    ]
+    records[0].__dict__.update({"event": "push", "jobs": 1, "_private": "never", "name_like": {"a": [1]}})
+    for record in records:
+        record.created = 1_700_000_000.123456
+        assert list(json.loads(ours.format(record)).items()) == list(json.loads(library.format(record)).items())
+
+
+def test_the_formatter_refuses_settings_it_does_not_write() -> None:
+    from bot.logs import _JsonLines
+
+    with pytest.raises(ValueError, match="its own settings"):
+        _JsonLines("%(message)s", static_fields={"service": "wikiwarden"}, timestamp="time")
