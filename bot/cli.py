@@ -15,7 +15,7 @@ from . import __version__
 from .claims.options import DEFAULT_MAX_FILE_BYTES, SweepOptions
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
 from .claims.wording import one_line, plural
-from .lifetime import long_running, one_shot, outlive
+from .lifetime import one_shot, outlive
 
 # Everything else is imported by the command that needs it: `wikiwarden check` in a pre-commit hook, or
 # `--version`, pays for neither the model's client, the web server, the queue, nor the other commands.
@@ -728,10 +728,8 @@ def _serve(args: argparse.Namespace) -> int:
         raise UsageError(_missing_extra(exc, "app", "the GitHub App")) from exc
 
     settings = _app_settings()
-    app = create_app(settings)
-    long_running()
     web.run_app(
-        app,
+        create_app(settings),
         host=settings.host,
         port=settings.port,
         print=None,

@@ -20,7 +20,6 @@ from .github.runners import RUNNERS
 from .github.runtime import AppRuntime
 from .jobs import RetryPolicy
 from .jobs.redis import ARQ_MARGIN, FUNCTION, QUEUE_NAME, RedisQueue, job_function
-from .lifetime import long_running
 from .metrics import exposition
 from .settings import Settings
 
@@ -120,6 +119,5 @@ async def _shut_down(worker: Worker, grace: float) -> None:
 
 
 def main(settings: Settings) -> int:
-    long_running()
     asyncio.run(run_worker(settings))
     return 0

@@ -782,19 +782,3 @@ def test_a_check_in_a_long_running_process_keeps_nothing(grounded, cli, monkeypa
     monkeypatch.setattr(lifetime, "_kept", None)
     assert cli("check", "--repo", repo.root).code == 0
     assert lifetime.kept() == 0
-
-
-def test_serve_hides_its_application_from_the_collector_before_serving(monkeypatch: pytest.MonkeyPatch) -> None:
-    import aiohttp.web
-
-    import bot.web
-
-    order: list[str] = []
-    monkeypatch.setattr(
-        cli_module, "_app_settings", lambda: argparse.Namespace(host="h", port=1, shutdown_grace_seconds=1)
-    )
-    monkeypatch.setattr(bot.web, "create_app", lambda settings: order.append("app") or "the app")
-    monkeypatch.setattr(cli_module, "long_running", lambda: order.append("long running"))
-    monkeypatch.setattr(aiohttp.web, "run_app", lambda app, **kwargs: order.append(f"serve {app}"))
-    assert cli_module._serve(argparse.Namespace()) == 0
-    assert order == ["app", "long running", "serve the app"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Iterator
 
 import pytest
 
@@ -46,22 +45,3 @@ def test_saying_one_shot_twice_keeps_what_was_kept() -> None:
     lifetime.outlive(_Built())
     lifetime.one_shot()
     assert lifetime.kept() == 1
-
-
-@pytest.fixture
-def collector_restored() -> Iterator[None]:
-    threshold = gc.get_threshold()
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*threshold)
-
-
-@pytest.mark.usefixtures("collector_restored")
-def test_a_long_running_process_hides_what_it_loaded_from_the_collector() -> None:
-    loaded = _Built()
-    lifetime.long_running()
-    assert gc.get_freeze_count() > 0
-    assert not any(thing is loaded for thing in gc.get_objects())  # frozen: out of every generation's sight
-    assert gc.get_threshold()[0] == lifetime.YOUNG_OBJECTS_PER_COLLECTION
-    later = _Built()
-    assert any(thing is later for thing in gc.get_objects())  # what it allocates afterwards is collected
