@@ -306,13 +306,13 @@ def _write_json(document: object) -> None:
     _write_bytes((dumps_bytes(document),))
 
 
-def _write_bytes(chunks: Iterable[bytes]) -> None:
+def _write_bytes(chunks: Iterable[bytes | memoryview]) -> None:
     """Chunks of UTF-8 as they come: a report written a page at a time is never held whole."""
     buffer = getattr(sys.stdout, "buffer", None)
     sys.stdout.flush()
     for chunk in chunks:
         if buffer is None:  # a text-only stream (a test's StringIO)
-            sys.stdout.write(chunk.decode())
+            sys.stdout.write(str(chunk, "utf-8"))
         else:
             buffer.write(chunk)
     if buffer is not None:

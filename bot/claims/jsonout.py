@@ -24,13 +24,14 @@ def dumps_bytes(document: Any) -> bytes:
         return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
-def dumps_chunks(document: dict[str, Any], key: str, items: Iterable[Any]) -> Iterator[bytes]:
+def dumps_chunks(document: dict[str, Any], key: str, items: Iterable[Any]) -> Iterator[bytes | memoryview]:
     """`document` with its `key` (an empty list in `document`) holding `items`, in the bytes `dumps_bytes` would
     write for the whole, an item at a time: neither the items nor the text need exist at once.
 
     Each item is encoded where it stands, inside a one-item copy of the list (`{key: [item]}`), and cut out of that
     frame: the encoder indents it for its depth, and no pass over its text re-indents it (at 100k claims that pass
-    cost as much as the encoding)."""
+    cost as much as the encoding). The cut is a view of the encoder's bytes, not a copy (180 MB of them at 100k
+    claims)."""
     name = dumps(key).strip().encode()
     placeholder = b"\n  " + name + b": []"
     head, found, tail = dumps_bytes(document).partition(placeholder)
@@ -42,7 +43,7 @@ def dumps_chunks(document: dict[str, Any], key: str, items: Iterable[Any]) -> It
     empty = True
     for item in items:
         yield b"\n    " if empty else b",\n    "
-        yield dumps_bytes({key: [item]})[opening:-closing]
+        yield memoryview(dumps_bytes({key: [item]}))[opening:-closing]
         empty = False
     yield (b"]" if empty else b"\n  ]") + tail
 

@@ -298,7 +298,7 @@ def report_json(report: SweepReport, attention_only: bool = False) -> dict[str, 
     return _document(report, attention_only, [_page_json(page) for page in shown.pages])
 
 
-def report_json_chunks(report: SweepReport, attention_only: bool = False) -> Iterator[bytes]:
+def report_json_chunks(report: SweepReport, attention_only: bool = False) -> Iterator[bytes | memoryview]:
     """`report_json` encoded, in pieces a page at a time: the whole document's dicts never exist at once (a 100k-claim
     sweep's would be hundreds of megabytes, and the garbage collector's passes over them cost more than encoding)."""
     shown = needing_attention(report) if attention_only else report
