@@ -251,14 +251,8 @@ async def test_a_large_burst_goes_in_script_calls_of_a_bounded_size(redis_url: s
 
     queue = RedisQueue(redis_url)
     await queue.start()
-    sizes: list[int] = []
-    script = queue._script
-
-    async def watched(batch: list[Any]) -> list[Any]:
-        sizes.append(len(batch))
-        return await script(batch)
-
-    queue._script = watched  # type: ignore[method-assign]
+    sizes, _, back = _hold_the_first_call(queue)
+    back.set()  # held for no time: only the sizes are wanted
     try:
         jobs = [check_job(f"{n}:branch:main", f"d{n}", n) for n in range(MOST_JOBS_A_SCRIPT * 2 + 3)]
         assert await asyncio.gather(*(queue.submit(job) for job in jobs)) == [True] * len(jobs)
@@ -296,6 +290,24 @@ async def test_a_job_redis_refuses_fails_alone_and_its_delivery_can_come_again(r
         await queue.close()
 
 
+def _hold_the_first_call(queue: RedisQueue) -> tuple[list[int], asyncio.Event, asyncio.Event]:
+    """Keep the queue's first script call out until `back` is set (`out` is set once it is out); the size of each
+    call is recorded, in the order they go: `(sizes, out, back)`."""
+    sizes: list[int] = []
+    script = queue._script
+    out, back = asyncio.Event(), asyncio.Event()
+
+    async def held(batch: list[Any]) -> list[Any]:
+        sizes.append(len(batch))
+        if len(sizes) == 1:
+            out.set()
+            await back.wait()
+        return await script(batch)
+
+    queue._script = held  # type: ignore[method-assign]
+    return sizes, out, back
+
+
 async def test_jobs_submitted_while_a_call_is_out_go_together_in_the_next_in_their_order(redis_url: str) -> None:
     """Group commit: one script call out at a time; what arrives meanwhile waits for it, then goes in one call,
     so a newer job of a key always reaches Redis after an older one."""
@@ -303,19 +315,7 @@ async def test_jobs_submitted_while_a_call_is_out_go_together_in_the_next_in_the
 
     queue = RedisQueue(redis_url)
     await queue.start()
-    sent: list[int] = []  # each call's size, in the order they go
-    script = queue._script
-    out = asyncio.Event()
-    back = asyncio.Event()
-
-    async def watched(batch: list[Any]) -> list[Any]:
-        sent.append(len(batch))
-        if len(sent) == 1:
-            out.set()
-            await back.wait()  # the first call stays out while the burst arrives
-        return await script(batch)
-
-    queue._script = watched  # type: ignore[method-assign]
+    sent, out, back = _hold_the_first_call(queue)  # it stays out while the burst arrives
     try:
         first = asyncio.create_task(queue.submit(check_job("k:branch:main", "first", 0)))
         await out.wait()
@@ -339,15 +339,7 @@ async def test_jobs_submitted_while_a_call_is_out_go_together_in_the_next_in_the
 async def test_a_stopped_sender_answers_the_jobs_still_waiting(redis_url: str) -> None:
     queue = RedisQueue(redis_url)
     await queue.start()
-    script = queue._script
-    out = asyncio.Event()
-
-    async def stuck(batch: list[Any]) -> list[Any]:
-        out.set()
-        await asyncio.Event().wait()  # never answered: the sender is stopped meanwhile
-        return await script(batch)
-
-    queue._script = stuck  # type: ignore[method-assign]
+    _, out, _ = _hold_the_first_call(queue)  # never let back: the sender is stopped meanwhile
     try:
         first = asyncio.create_task(queue.submit(check_job("k", "first", 0)))
         await out.wait()
@@ -360,7 +352,6 @@ async def test_a_stopped_sender_answers_the_jobs_still_waiting(redis_url: str) -
         assert all(isinstance(r, RuntimeError) and "stopped" in str(r) for r in results), results
         assert queue._sending is None
     finally:
-        queue._script = script  # type: ignore[method-assign]
         await queue.close()
 
 
