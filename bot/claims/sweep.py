@@ -59,8 +59,12 @@ from .versions import canonical_anchors, canonical_selected_count, file_version,
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
 RECORDS_PER_PROCESS = 5_000  # a forked process pays off from about this many records to evaluate (fanout.py)
+# A cold full sweep whose sidecars promise this many records forks its children before parsing them
+# (`Sweeper._start_apart`): each parses the wiki again, side by side, which costs more than the copy-on-write faults
+# it saves below this (10k and 30k claims: 0.04-0.07 s slower; 100k: 0.07-0.29 s faster, bench/cli_e2e.py's wikis).
+RECORDS_TO_FORK_EARLY = 60_000
 # A record with a lines token takes about this much of a sidecar (the token alone is 680 characters): a wiki's
-# records guessed from its sidecars' sizes, before they are read (`Sweeper._start_apart`).
+# records guessed from its sidecars' sizes, before they are read.
 SIDECAR_BYTES_PER_RECORD = 700
 
 
@@ -293,6 +297,7 @@ class Sweeper:
         self.verdicts = verdicts  # a full sweep's results kept from earlier sweeps (see `verdict_context`)
         self.processes = processes  # a large full sweep's files are evaluated by this many processes (fanout.py)
         self.records_per_process = RECORDS_PER_PROCESS
+        self.records_to_fork_early = RECORDS_TO_FORK_EARLY
         self._read_elsewhere: set[str] = set()  # files a forked child read and evaluated, every record of them
         self._apart: dict[int, Child] = {}  # children forked before the wiki was loaded, by the slice each answers
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
@@ -659,15 +664,15 @@ class Sweeper:
 
     def _start_apart(self, sidecars: list[tuple[str, Entry]]) -> dict[str, bytes] | None:
         """Fork the children of a shared full sweep before the wiki is parsed, when its sidecars' sizes promise
-        records enough to share: each parses and plans the wiki itself, side by side with this process, and
-        answers its slice of the files. Children forked after loading shared its pages, and each record a child
-        touched (a reference count written) cost a copy-on-write fault: 49,000 in each process at 100k claims,
-        a third of the evaluation. The sidecars are read once, here, before the fork: every process parses the
-        very same bytes (a sidecar edited meanwhile cannot make their plans differ). A sidecar that cannot be
-        read or a child that cannot be had leaves the slices to children forked after loading
+        `records_to_fork_early` records or more: each parses and plans the wiki itself, side by side with this
+        process, and answers its slice of the files. Children forked after loading shared its pages, and each
+        record a child touched (a reference count written) cost a copy-on-write fault: 49,000 in each process at
+        100k claims, a third of the evaluation. The sidecars are read once, here, before the fork: every process
+        parses the very same bytes (a sidecar edited meanwhile cannot make their plans differ). A sidecar that
+        cannot be read or a child that cannot be had leaves the slices to children forked after loading
         (`_evaluate_forked`)."""
         files = [(path, entry.size) for path, entry in sidecars if entry.kind is Kind.FILE]
-        if sum(size or 0 for _, size in files) < 2 * self.records_per_process * SIDECAR_BYTES_PER_RECORD:
+        if sum(size or 0 for _, size in files) < self.records_to_fork_early * SIDECAR_BYTES_PER_RECORD:
             return None  # (a size not known before reading counts for nothing)
         try:  # what `load_wiki` reads: every regular sidecar within the size limit (a full sweep skips none)
             read = {path: self.head.read(path) for path, size in files if not _oversized_sidecar(size)}

@@ -156,12 +156,14 @@ def test_a_sweep_whose_verdict_cache_may_answer_forks_after_loading(monkeypatch)
     assert forked_while and all(count > 0 for count in forked_while)  # the changed files' records, shared
 
 
-def test_a_wiki_too_small_to_share_or_a_diff_aware_sweep_forks_nothing(monkeypatch) -> None:
+def test_a_smaller_wiki_forks_after_loading_and_a_diff_aware_sweep_not_at_all(monkeypatch) -> None:
     forked_while = _forks_counting_sidecars_parsed(monkeypatch)
     files = every_kind_of_result()
     small = sweeper_of(MemorySnapshot(files, label="head"), 2)
-    small.records_per_process = 40  # 36 records: no share, and the sidecars' bytes promise none
+    small.records_to_fork_early = 50  # 36 records: the sidecars' bytes promise fewer (shared after loading)
     small.sweep()
+    assert forked_while and all(count > 0 for count in forked_while)
+    forked_while.clear()
     base = MemorySnapshot(grounded(CODE, CLAIMS), label="base")
     head = MemorySnapshot(files, label="head")
     change = Change(base, (FileChange("src/m1.py", "src/m1.py"),))
