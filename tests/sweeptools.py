@@ -41,7 +41,6 @@ def every_kind_of_result() -> dict[str, bytes]:
 def sweeper_of(snapshot: Snapshot, processes: int, **kwargs: Any) -> Sweeper:
     sweeper = Sweeper(snapshot, None, SweepOptions(), processes=processes, **kwargs)
     sweeper.records_per_process = 1  # share even this small wiki
-    sweeper.records_to_fork_early = 2  # and fork before loading it when no kept verdict can answer
     return sweeper
 
 

@@ -1,12 +1,9 @@
 """Work shared with forked children: a large cold sweep uses every processor it may, not one.
 
 A full sweep of a large wiki spends most of its time on records that are independent file by file. The
-sweep forks children, each answers a slice of the files and writes its answers back on a pipe, while the parent
-answers the first slice; no wiki is sent anywhere. A cold sweep forks them once the sidecars' bytes are read and
-before they are parsed, and each child parses those bytes itself (a child sharing the parent's parsed wiki
-copied every page of it that it touched); a sweep with kept verdicts forks them after loading, and they inherit
-the wiki. A child that fails (an exception, a signal, an answer cut short) is no loss: its slice is answered by
-the parent.
+sweep forks children that inherit everything already loaded (no wiki is sent anywhere), each answers a slice
+of the files and writes its answers back on a pipe, while the parent answers the first slice. A child that
+fails (an exception, a signal, an answer cut short) is no loss: its slice is answered by the parent.
 
 Forking is only sound where nothing a child touches is shared with the parent: the sweep's pure code, files
 read from disk, and git's blob pipes, which `bot.source.git` lets go of in a child (`os.register_at_fork`).

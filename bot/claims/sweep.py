@@ -59,13 +59,6 @@ from .versions import canonical_anchors, canonical_selected_count, file_version,
 
 MAX_SIDECAR_BYTES = 16 << 20  # a sidecar of 10,000 claims is about 3 MB; anything far larger is not read
 RECORDS_PER_PROCESS = 5_000  # a forked process pays off from about this many records to evaluate (fanout.py)
-# A cold full sweep whose sidecars promise this many records forks its children before parsing them
-# (`Sweeper._start_apart`): each parses the wiki again, side by side, which costs more than the copy-on-write faults
-# it saves below this (10k and 30k claims: 0.04-0.07 s slower; 100k: 0.07-0.29 s faster, bench/cli_e2e.py's wikis).
-RECORDS_TO_FORK_EARLY = 60_000
-# A record with a lines token takes about this much of a sidecar (the token alone is 680 characters): a wiki's
-# records guessed from its sidecars' sizes, before they are read.
-SIDECAR_BYTES_PER_RECORD = 700
 
 
 @dataclass
@@ -92,15 +85,13 @@ def load_wiki(
     wanted: Callable[[str, bytes], bool] | None = None,
     unread: Callable[[str], bool] | None = None,
     read_before: Callable[[str], bool] | None = None,
-    listed: Callable[[list[tuple[str, Entry]]], dict[str, bytes] | None] | None = None,
 ) -> Wiki:
     """Discover the grounded pages and read their sidecars strictly, in OpenWiki's page order.
 
     `wanted`, given a sidecar's path and bytes, may decline to parse it, and `unread`, given its path, to read
     it at all: a diff-aware sweep skips the sidecars that cannot cite anything the change touched (known from
     the evidence index before reading, else from the bytes). `read_before`, given its path, says whether these
-    very bytes were read before (`parse_sidecar`). `listed` is told the sidecars found before any is read, and
-    may answer the bytes of some, read already (taken from its dict as they are parsed).
+    very bytes were read before (`parse_sidecar`).
     """
     wiki_dir = normalize_wiki_dir(wiki_dir)
     pages: set[str] = set()
@@ -111,7 +102,6 @@ def load_wiki(
             sidecars.append((path, entry))
         elif is_grounded_page(path[len(wiki_dir) + 1 :]):
             (pages if entry.kind is Kind.FILE else symlinked).add(path)
-    read = (listed(sidecars) if listed is not None else None) or {}
     wiki = Wiki(wiki_dir)
     with_claims: set[str] = set()
     for sidecar_path, entry in sidecars:
@@ -135,7 +125,7 @@ def load_wiki(
             with_claims.add(page)
         else:
             try:
-                data = read.pop(sidecar_path) if sidecar_path in read else snapshot.read(sidecar_path)
+                data = snapshot.read(sidecar_path)
             except UnreadableFileError as exc:
                 loaded.error = str(exc)
                 wiki.pages.append(loaded)
@@ -297,9 +287,7 @@ class Sweeper:
         self.verdicts = verdicts  # a full sweep's results kept from earlier sweeps (see `verdict_context`)
         self.processes = processes  # a large full sweep's files are evaluated by this many processes (fanout.py)
         self.records_per_process = RECORDS_PER_PROCESS
-        self.records_to_fork_early = RECORDS_TO_FORK_EARLY
         self._read_elsewhere: set[str] = set()  # files a forked child read and evaluated, every record of them
-        self._apart: dict[int, Child] = {}  # children forked before the wiki was loaded, by the slice each answers
         self.wiki_dir = normalize_wiki_dir(options.wiki_dir)
         self._wiki_prefix = self.wiki_dir + "/"
         self._texts: dict[int, dict[str, FileText | Problem | None]] = {id(head): {}}
@@ -536,32 +524,21 @@ class Sweeper:
         return self._evaluate(record, EvidenceResource(path, *span), current)
 
     def _evaluate_forked(
-        self,
-        paths: list[str],
-        by_path: dict[str, list[_Filed]],
-        results: list[EvidenceResult | None],
-        chosen: list[range],
+        self, paths: list[str], by_path: dict[str, list[_Filed]], results: list[EvidenceResult | None], parts: int
     ) -> None:
-        """Evaluate the files at `paths` in processes, a slice each (`chosen`): children answer every slice but
-        the first, which this process answers meanwhile. A full sweep's records are independent file by file; a
-        child forked before loading (`_start_apart`) loaded the wiki itself, one forked now inherits it, and only
-        their answers travel, in the verdict cache's compact form."""
+        """Evaluate the files at `paths` in `parts` processes: forked children answer every slice but the first,
+        which this process answers meanwhile. A full sweep's records are independent file by file, and a child
+        inherits the loaded wiki, so only its answers travel, in the verdict cache's compact form."""
+        chosen = slices([len(by_path[path]) for path in paths], parts)
         own = paths[chosen[0].start : chosen[0].stop]
         children: list[tuple[list[str], Child]] = []
-        apart, self._apart = self._apart, {}
         try:
-            for number, part in enumerate(chosen[1:], start=1):
+            for part in chosen[1:]:
                 theirs = paths[part.start : part.stop]
-                child = apart.pop(number, None)
-                if child is not None:
-                    children.append((theirs, child))
-                    continue
                 try:
                     children.append((theirs, Child(partial(self._answer, theirs, by_path, results))))
                 except OSError:  # the system gives no more processes: this one evaluates the slice
                     own += theirs
-            for child in apart.values():  # more children than slices: not needed
-                child.discard()
             for path in own:
                 self._evaluate_file(path, by_path[path], results)
             for theirs, child in children:
@@ -657,61 +634,7 @@ class Sweeper:
     def load(self) -> Wiki:
         """The wiki's sidecars read and parsed (a 100k-claim wiki is half a million objects: collector paused).
         A diff-aware sweep reads no sidecar the evidence index shows cannot cite the change, and parses none its
-        bytes show cannot. A large full sweep in several processes with no verdict kept to recall starts its
-        children once the sidecars are listed (`_start_apart`)."""
-        apart = self.change is None and self.processes > 1 and not self._apart and not self._cache
-        return self._load(self._start_apart if apart else None)
-
-    def _start_apart(self, sidecars: list[tuple[str, Entry]]) -> dict[str, bytes] | None:
-        """Fork the children of a shared full sweep before the wiki is parsed, when its sidecars' sizes promise
-        `records_to_fork_early` records or more: each parses and plans the wiki itself, side by side with this
-        process, and answers its slice of the files. Children forked after loading shared its pages, and each
-        record a child touched (a reference count written) cost a copy-on-write fault: 49,000 in each process at
-        100k claims, a third of the evaluation. The sidecars are read once, here, before the fork: every process
-        parses the very same bytes (a sidecar edited meanwhile cannot make their plans differ). A sidecar that
-        cannot be read or a child that cannot be had leaves the slices to children forked after loading
-        (`_evaluate_forked`)."""
-        files = [(path, entry.size) for path, entry in sidecars if entry.kind is Kind.FILE]
-        if sum(size or 0 for _, size in files) < self.records_to_fork_early * SIDECAR_BYTES_PER_RECORD:
-            return None  # (a size not known before reading counts for nothing)
-        try:  # what `load_wiki` reads: every regular sidecar within the size limit (a full sweep skips none)
-            read = {path: self.head.read(path) for path, size in files if not _oversized_sidecar(size)}
-        except UnreadableFileError:
-            return None  # said when `load_wiki` reads it, in this process alone
-        for part in range(1, self.processes):
-            try:
-                self._apart[part] = Child(partial(self._answer_apart, part, read))
-            except OSError:
-                break
-        return read
-
-    def _answer_apart(self, part: int, read: dict[str, bytes]) -> bytes:
-        """In a child forked before loading: the wiki parsed from the sidecars' bytes its parent `read`,
-        planned, and slice `part` answered as a child forked later answers it."""
-        self._apart = {}  # its elder siblings: not this process's children
-        plan = self._plan(self._load(lambda _: read))
-        paths, chosen = self._shares(plan.by_path)
-        theirs = paths[chosen[part].start : chosen[part].stop] if part < len(chosen) else []
-        self._prefetch(theirs)
-        return self._answer(theirs, plan.by_path, plan.results)
-
-    def _shares(self, by_path: dict[str, list[_Filed]]) -> tuple[list[str], list[range]]:
-        """The files to evaluate in order (file by file, so each file's text stays in the processor's cache
-        while it is used), and the slices of them each process answers (one: no fork pays off)."""
-        paths = sorted(by_path)
-        parts = min(self.processes, sum(map(len, by_path.values())) // self.records_per_process)
-        if parts <= 1 or self.change is not None:
-            return paths, [range(len(paths))]
-        return paths, slices([len(by_path[path]) for path in paths], parts)
-
-    def discard_children(self) -> None:
-        """Stop the children forked before loading that no evaluation took (the check failed, or found nothing
-        worth sharing)."""
-        children, self._apart = self._apart, {}
-        for child in children.values():
-            child.discard()
-
-    def _load(self, listed: Callable[[list[tuple[str, Entry]]], dict[str, bytes] | None] | None = None) -> Wiki:
+        bytes show cannot."""
         if not self.scoped:
             wanted = unread = None
         else:
@@ -720,7 +643,7 @@ class Sweeper:
         with cyclic_gc_paused():
             cache = self._cache
             read_before = partial(self._read_before, cache) if cache or self.index is not None else None
-            wiki = load_wiki(self.head, self.wiki_dir, wanted, unread, read_before, listed)
+            wiki = load_wiki(self.head, self.wiki_dir, wanted, unread, read_before)
         if self.index is not None:  # what parsed without error parses so again: the index keeps it
             blob_id = self.head.blob_id
             for page in wiki.pages:
@@ -917,21 +840,19 @@ class Sweeper:
     def sweep(self, wiki: Wiki | None = None) -> SweepReport:
         """Load the wiki (unless given, loaded by this sweeper) and evaluate it, the cyclic collector paused."""
         with cyclic_gc_paused():
-            try:
-                return self.run(wiki if wiki is not None else self.load())
-            finally:
-                self.discard_children()  # taken by now, unless the sweep failed
+            return self.run(wiki if wiki is not None else self.load())
 
     def run(self, wiki: Wiki) -> SweepReport:
         plan = self._plan(wiki)
         self._planned = None  # its results are filled in now: another run plans afresh
         chosen, results, recalled, by_path = plan.chosen, plan.results, plan.recalled, plan.by_path
         self._prefetch(by_path.keys())
-        paths, shares = self._shares(by_path)
-        if len(shares) > 1:
-            self._evaluate_forked(paths, by_path, results, shares)
+        # File by file, so each file's text stays in the processor's cache while it is used.
+        paths = sorted(by_path)
+        parts = min(self.processes, sum(map(len, by_path.values())) // self.records_per_process)
+        if parts > 1 and self.change is None:
+            self._evaluate_forked(paths, by_path, results, parts)
         else:
-            self.discard_children()
             for path in paths:
                 self._evaluate_file(path, by_path[path], results)
         if recalled is not None:

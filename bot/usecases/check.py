@@ -61,7 +61,6 @@ async def check(
         if references:
             report = await with_references(source, head, change, options, report, readings, apart)
     finally:
-        sweeper.discard_children()  # the sweep's children, taken by now unless something failed: then stopped
         if apart is not None:
             apart.discard()  # taken by now, unless something failed: then stopped
     if memory is not None and index is not None:
