@@ -97,9 +97,11 @@ class AppRuntime:
         return await read_repo_config(source, head, self.settings)
 
     def share_through(self, redis: Any) -> None:
-        """Keep the daily token budgets, the paid answers and the evidence index in Redis, shared by every worker."""
+        """Keep the daily token budgets, the paid answers, the evidence index and the sidecars read in Redis, shared by
+        every worker."""
         self.agents.share_through(redis)
         self.evidence.share_through(redis)
+        self.cache.shared.share_through(redis)
 
     async def close(self) -> None:
         await self.agents.close()

@@ -22,6 +22,7 @@ from cachetools import LRUCache
 from gidgethub import BadRequest
 
 from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, git_blob_id
+from .shared_blobs import SharedBlobs, is_shared
 
 COMPARE_FILE_CAP = 300  # GitHub lists at most 300 files of a comparison
 GRAPHQL_BATCH_OBJECTS = 100
@@ -56,15 +57,18 @@ class TreeEntry:
 
 
 class SourceCache:
-    """What the process keeps between jobs: blobs by sha, trees by commit (both never change)."""
+    """What the process keeps between jobs: blobs by sha, trees by commit (both never change), and the sidecars
+    every worker shares (`shared`: in Redis once the runtime shares it)."""
 
     def __init__(self, blob_bytes: int = 256 << 20, trees: int = 64) -> None:
         self.blobs: LRUCache[str, bytes] = LRUCache(maxsize=blob_bytes, getsizeof=len)
         self.trees: LRUCache[str, dict[str, TreeEntry]] = LRUCache(maxsize=trees)
+        self.shared = SharedBlobs()
         self.fetched_blobs = 0  # files fetched from GitHub since start (for metrics and the benchmark)
 
-    def keep_blob(self, sha: str, data: bytes) -> None:
-        self.fetched_blobs += 1
+    def keep_blob(self, sha: str, data: bytes, *, fetched: bool = True) -> None:
+        """Keep a blob for later jobs; `fetched` from GitHub (counted), else recalled from the shared cache."""
+        self.fetched_blobs += fetched
         if len(data) <= self.blobs.maxsize // 8:  # one huge file must not evict everything else
             self.blobs[sha] = data
 
@@ -118,6 +122,10 @@ class GitHubSnapshot:
 
     def hold(self, sha: str, data: bytes) -> None:
         self._held[sha] = data
+
+    def held(self, sha: str) -> bytes | None:
+        """The contents held for this job of the blob `sha`, if fetched."""
+        return self._held.get(sha)
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Nothing to do: the use case fetched every file the core reads before it ran."""
@@ -174,9 +182,23 @@ class GitHubSource:
         return snapshot
 
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
-        """Bring the contents of `paths` in: GraphQL batches, REST for what GraphQL cannot give."""
+        """Bring the contents of `paths` in: the sidecars another worker shared from Redis, the rest from GitHub
+        in GraphQL batches, REST for what GraphQL cannot give; the sidecars fetched are shared in turn."""
         held = self._own(snapshot)
-        wanted = {held.tree[p].sha: held.tree[p].size or 0 for p in held.missing(paths)}
+        missing = held.missing(paths)
+        sidecars = {held.tree[p].sha for p in missing if is_shared(p)}
+        if sidecars and self.cache.shared.shared:
+            for sha, data in (await self.cache.shared.recall(sidecars)).items():
+                self.cache.keep_blob(sha, data, fetched=False)
+                held.hold(sha, data)
+            missing = held.missing(missing)
+        await self._fetch(held, missing)
+        if sidecars and self.cache.shared.shared:
+            fetched = {held.tree[p].sha for p in missing if is_shared(p)}
+            await self.cache.shared.share({sha: blob for sha in fetched if (blob := held.held(sha)) is not None})
+
+    async def _fetch(self, held: GitHubSnapshot, missing: list[str]) -> None:
+        wanted = {held.tree[p].sha: held.tree[p].size or 0 for p in missing}
         batches: list[list[str]] = [[]]
         size = 0
         for sha, blob_size in wanted.items():

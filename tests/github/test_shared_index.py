@@ -1,5 +1,6 @@
-"""The App's evidence index shared through a real Redis: a new worker's first push reads only the sidecars citing
-the change (what `bench/webhooks.py` measures), and its check run says what a worker without any index says."""
+"""The App's evidence index and sidecars shared through a real Redis: a new worker's first push reads only the
+sidecars citing the change, and fetches none another worker fetched before (what `bench/webhooks.py` measures), and
+its check run says what a worker without any index says."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from processes import redis_server, redis_url
 
 from bot.jobs.redis import redis_settings
 from bot.source.memory import REDIS_PREFIX
+from bot.source.shared_blobs import REDIS_PREFIX as BLOB_PREFIX
 
 __all__ = ["redis_server", "redis_url"]  # fixtures, used by name
 
@@ -67,18 +69,28 @@ def verdict_of(run: dict) -> tuple[Any, ...]:
     return run["conclusion"], output["title"], output["summary"], output.get("text"), output.get("annotations")
 
 
-async def test_a_new_worker_reads_only_the_sidecars_citing_its_first_push(
-    aiohttp_client: Any, fake_github: FakeGitHub, repo: FakeRepo, pool: ArqRedis
+def share(client: Any, pool: ArqRedis, what: str) -> None:
+    runtime = runtime_of(client)
+    if what == "index":
+        runtime.evidence.share_through(pool)
+    else:
+        runtime.share_through(pool)  # the index and the sidecars read, as `wikiwarden worker` does
+
+
+@pytest.mark.parametrize("shared", ["index", "index and sidecars"])
+async def test_a_new_worker_fetches_only_what_its_first_push_needs_and_no_other_worker_fetched(
+    aiohttp_client: Any, fake_github: FakeGitHub, repo: FakeRepo, pool: ArqRedis, shared: str
 ) -> None:
     first = await start_app(aiohttp_client, fake_github)
-    runtime_of(first).share_through(pool)
+    share(first, pool, shared)
     warm = repo.commit({"src/m1.py": f"# touched\n{BODY}"}, message="touch m1")
     await push(first, fake_github, repo, repo.base, warm)
     assert len(await pool.keys(REDIS_PREFIX + "*")) == PAGES  # every sidecar it read, for every worker
+    assert len(await pool.keys(BLOB_PREFIX + "*")) == (PAGES if shared != "index" else 0)
 
     # A new worker: its own caches cold, only Redis in common with the first.
     second = await start_app(aiohttp_client, fake_github)
-    runtime_of(second).share_through(pool)
+    share(second, pool, shared)
     edited = BODY.replace("return 4", "return 40")  # page p's claim on f_4 goes stale where p % FILES == 0
     head = repo.commit({"src/m0.py": f"# module 0\n{edited}"}, message="change f_4 of m0")
     shared_run, shared_fetches = await push(second, fake_github, repo, warm, head)
@@ -88,7 +100,10 @@ async def test_a_new_worker_reads_only_the_sidecars_citing_its_first_push(
     alone_run, alone_fetches = await push(alone, fake_github, repo, warm, head)
 
     citing = PAGES // FILES
-    assert alone_fetches - shared_fetches == PAGES - citing  # only the other sidecars were not read
-    assert shared_fetches == citing + 2  # the citing sidecars, and src/m0.py at both ends
+    assert alone_fetches == PAGES + 2  # every sidecar, and src/m0.py at both ends
+    if shared == "index":
+        assert shared_fetches == citing + 2  # only the citing sidecars, and src/m0.py at both ends
+    else:
+        assert shared_fetches == 2  # the citing sidecars read from Redis, where the first worker shared them
     assert verdict_of(shared_run) == verdict_of(alone_run)
     assert shared_run["output"]["title"] == f"{citing} stale · this change made claims stale"
