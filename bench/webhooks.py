@@ -9,7 +9,8 @@ same harness (run first, as the floor), measured for the web application with a 
 process as deployed (its jobs to a real Redis, when redis-server is installed) and for the single-process App whose
 in-process workers check the pushes while the burst arrives; a push touching k evidence files costs O(k) file
 fetches plus a small constant, whatever the wiki's size: the first push of a repository reads its sidecars once, and
-a new worker's first push reads only those the shared evidence index shows cite the change.
+a new worker's first push reads only those the shared evidence index shows cite the change, from Redis where another
+worker shared them (the costs table's workers share through a throwaway redis-server when one is installed).
 """
 
 from __future__ import annotations
@@ -378,9 +379,27 @@ async def latency(
 
 async def costs() -> None:
     """Requests and file fetches of one push: cold (a new repository), warm (the same worker again), and the first
-    push a new worker sees while the shared evidence index is warm (what Redis gives every worker; shared here
-    in process, the same object behind both runtimes)."""
+    push a new worker sees while what the workers share is warm: the evidence index and the sidecars read, through a
+    throwaway redis-server as `wikiwarden worker` shares them (without redis-server, the index alone, the same object
+    behind both runtimes)."""
+    port = _free_port()
+    server = _redis_server(port)
+    try:
+        await _costs(server is not None and f"redis://127.0.0.1:{port}/0")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(10)
+
+
+async def _costs(redis: str | bool) -> None:
+    from arq import create_pool
+
+    from bot.jobs.redis import redis_settings
+
+    pool = await create_pool(redis_settings(redis)) if isinstance(redis, str) else None
     print()
+    print("the new worker shares with the first " + ("through Redis" if pool else "its evidence index only"))
     head = ["pages", "claims", "changed", "cold: requests", "files", "warm: requests", "files", "new worker: requests"]
     print("{:>6} {:>7} {:>8}  {:>15} {:>6}  {:>15} {:>6}  {:>21} {:>6}".format(*head, "files"))
     for pages in (10, 100, 1000):
@@ -395,7 +414,12 @@ async def costs() -> None:
             first_runner, first_url = await serve(first)
             second = create_app(settings_for(fake, workers=1))
             second_runner, second_url = await serve(second)
-            second[RUNTIME].evidence = first[RUNTIME].evidence
+            if pool is not None:
+                await pool.flushdb()
+                first[RUNTIME].share_through(pool)
+                second[RUNTIME].share_through(pool)
+            else:
+                second[RUNTIME].evidence = first[RUNTIME].evidence
             row = []
             async with aiohttp.ClientSession() as session:
                 before = base
@@ -416,6 +440,8 @@ async def costs() -> None:
             await second_runner.cleanup()
             await first_runner.cleanup()
             await fake_runner.cleanup()
+    if pool is not None:
+        await pool.aclose()
 
 
 def main() -> None:
