@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +87,18 @@ def redis_url(redis_server: str) -> str:
 
     redis.Redis.from_url(redis_server).flushdb()
     return redis_server
+
+
+@pytest.fixture
+async def redis_pool(redis_url: str) -> AsyncIterator[Any]:
+    """The connection pool a worker shares its runtime through (`bot/worker.py`), on a Redis emptied for this test."""
+    from arq import create_pool
+
+    from bot.jobs.redis import redis_settings
+
+    redis = await create_pool(redis_settings(redis_url))
+    yield redis
+    await redis.aclose()
 
 
 def app_environment(fake: FakeGitHub, redis_url: str, **overrides: Any) -> dict[str, str]:

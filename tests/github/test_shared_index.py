@@ -5,21 +5,18 @@ its check run says what a worker without any index says."""
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from apptools import deliver, grounded, push_payload, queue_of, runs_of, runtime_of, start_app
-from arq import create_pool
 from arq.connections import ArqRedis
 from fakegithub import FakeGitHub, FakeRepo
-from processes import redis_server, redis_url
+from processes import redis_pool, redis_server, redis_url
 
-from bot.jobs.redis import redis_settings
 from bot.source.memory import REDIS_PREFIX
 from bot.source.shared_blobs import REDIS_PREFIX as BLOB_PREFIX
 
-__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
+__all__ = ["redis_pool", "redis_server", "redis_url"]  # fixtures, used by name
 
 FILES, PAGES = 8, 40
 BODY = "".join(f"def f_{i}():\n    return {i}\n\n" for i in range(6))
@@ -33,14 +30,6 @@ def wiki() -> dict[str, bytes]:
         for p in range(PAGES)
     }
     return grounded(code, claims)
-
-
-@pytest.fixture
-async def pool(redis_url: str) -> AsyncIterator[ArqRedis]:
-    """The connection pool `wikiwarden worker` shares its runtime through."""
-    redis = await create_pool(redis_settings(redis_url))
-    yield redis
-    await redis.aclose()
 
 
 @pytest.fixture
@@ -69,28 +58,28 @@ def verdict_of(run: dict) -> tuple[Any, ...]:
     return run["conclusion"], output["title"], output["summary"], output.get("text"), output.get("annotations")
 
 
-def share(client: Any, pool: ArqRedis, what: str) -> None:
+def share(client: Any, redis_pool: ArqRedis, what: str) -> None:
     runtime = runtime_of(client)
     if what == "index":
-        runtime.evidence.share_through(pool)
+        runtime.evidence.share_through(redis_pool)
     else:
-        runtime.share_through(pool)  # the index and the sidecars read, as `wikiwarden worker` does
+        runtime.share_through(redis_pool)  # the index and the sidecars read, as `wikiwarden worker` does
 
 
 @pytest.mark.parametrize("shared", ["index", "index and sidecars"])
 async def test_a_new_worker_fetches_only_what_its_first_push_needs_and_no_other_worker_fetched(
-    aiohttp_client: Any, fake_github: FakeGitHub, repo: FakeRepo, pool: ArqRedis, shared: str
+    aiohttp_client: Any, fake_github: FakeGitHub, repo: FakeRepo, redis_pool: ArqRedis, shared: str
 ) -> None:
     first = await start_app(aiohttp_client, fake_github)
-    share(first, pool, shared)
+    share(first, redis_pool, shared)
     warm = repo.commit({"src/m1.py": f"# touched\n{BODY}"}, message="touch m1")
     await push(first, fake_github, repo, repo.base, warm)
-    assert len(await pool.keys(REDIS_PREFIX + "*")) == PAGES  # every sidecar it read, for every worker
-    assert len(await pool.keys(BLOB_PREFIX + "*")) == (PAGES if shared != "index" else 0)
+    assert len(await redis_pool.keys(REDIS_PREFIX + "*")) == PAGES  # every sidecar it read, for every worker
+    assert len(await redis_pool.keys(BLOB_PREFIX + "*")) == (PAGES if shared != "index" else 0)
 
     # A new worker: its own caches cold, only Redis in common with the first.
     second = await start_app(aiohttp_client, fake_github)
-    share(second, pool, shared)
+    share(second, redis_pool, shared)
     edited = BODY.replace("return 4", "return 40")  # page p's claim on f_4 goes stale where p % FILES == 0
     head = repo.commit({"src/m0.py": f"# module 0\n{edited}"}, message="change f_4 of m0")
     shared_run, shared_fetches = await push(second, fake_github, repo, warm, head)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import orjson
 import pytest
 from arq.connections import ArqRedis
 from conftest import GitRepo
-from processes import free_port, redis_server, redis_url
+from processes import free_port, redis_pool, redis_server, redis_url
 
 from bot.claims.citations import Cited, EvidenceIndex, StoredCitations
 from bot.claims.results import EvidenceResult, SweepReport
@@ -24,7 +23,6 @@ from bot.claims.verdict_cache import FORMAT, PageBuilder, VerdictCache
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 from bot.claims.versions import lines_version
 from bot.ground.reading import read_page
-from bot.jobs.redis import redis_settings
 from bot.source import memory
 from bot.source.git import GitRepository
 from bot.source.memory import (
@@ -38,7 +36,7 @@ from bot.source.memory import (
 )
 from bot.usecases.check import check_repository
 
-__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
+__all__ = ["redis_pool", "redis_server", "redis_url"]  # fixtures, used by name
 
 A, B, C, D = ("a" * 40, "b" * 40, "c" * 40, "d" * 40)
 RES = "repo://src/q.py#L3-L4"
@@ -321,48 +319,38 @@ def test_a_sweep_over_a_damaged_or_oversized_store_gives_the_report_without_one(
 # --- SharedIndex, against a real Redis ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-async def pool(redis_url: str) -> AsyncIterator[ArqRedis]:
-    """The connection pool a worker shares its runtime through (`bot/worker.py`)."""
-    from arq import create_pool
-
-    redis = await create_pool(redis_settings(redis_url))
-    yield redis
-    await redis.aclose()
-
-
-async def test_learnt_entries_reach_another_process_through_redis_and_expire(pool: ArqRedis) -> None:
+async def test_learnt_entries_reach_another_process_through_redis_and_expire(redis_pool: ArqRedis) -> None:
     first = SharedIndex()
-    first.share_through(pool)
+    first.share_through(redis_pool)
     index = EvidenceIndex({C: frozenset({"known/before.py"})})  # known, not learnt: not written again
     index.learn(A, frozenset({"src/q.py", "src/r.py"}))
     index.learn(B, None)
     await first.keep(index, None)
 
-    assert await pool.get(REDIS_PREFIX + A) == b'["src/q.py","src/r.py"]'
-    assert await pool.get(REDIS_PREFIX + B) == b"null"
-    assert await pool.exists(REDIS_PREFIX + C) == 0
+    assert await redis_pool.get(REDIS_PREFIX + A) == b'["src/q.py","src/r.py"]'
+    assert await redis_pool.get(REDIS_PREFIX + B) == b"null"
+    assert await redis_pool.exists(REDIS_PREFIX + C) == 0
     for blob in (A, B):
-        assert REDIS_SECONDS - 60 < await pool.ttl(REDIS_PREFIX + blob) <= REDIS_SECONDS
+        assert REDIS_SECONDS - 60 < await redis_pool.ttl(REDIS_PREFIX + blob) <= REDIS_SECONDS
 
     second = SharedIndex()
-    second.share_through(pool)
+    second.share_through(redis_pool)
     assert known(await second.index([A, B, C, D])) == {A: frozenset({"src/q.py", "src/r.py"}), B: None}
-    await pool.flushdb()
+    await redis_pool.flushdb()
     assert known(await second.index([A, B])) == {A: frozenset({"src/q.py", "src/r.py"}), B: None}  # now its own
 
 
-async def test_a_large_wiki_is_read_back_in_batches(pool: ArqRedis) -> None:
+async def test_a_large_wiki_is_read_back_in_batches(redis_pool: ArqRedis) -> None:
     blobs = {f"{n:040x}": frozenset({f"src/m{n % 7}.py"}) for n in range(1234)}
     writer = SharedIndex()
-    writer.share_through(pool)
+    writer.share_through(redis_pool)
     await writer.keep(learnt(dict(blobs)), None)
     reader = SharedIndex()
-    reader.share_through(pool)
+    reader.share_through(redis_pool)
     assert known(await reader.index([*blobs, D])) == blobs
 
 
-async def test_entries_too_large_or_not_json_are_ignored(pool: ArqRedis, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_entries_too_large_or_not_json_are_ignored(redis_pool: ArqRedis, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(memory, "MAX_CITED_BYTES", 64)
     stored = {
         "f" * 40: orjson.dumps(["src/ok.py"]),
@@ -371,9 +359,9 @@ async def test_entries_too_large_or_not_json_are_ignored(pool: ArqRedis, monkeyp
         C: b"[1, 2]",
         D: b'"src/a.py"',
     }
-    await pool.mset({REDIS_PREFIX + blob: value for blob, value in stored.items()})
+    await redis_pool.mset({REDIS_PREFIX + blob: value for blob, value in stored.items()})
     shared = SharedIndex()
-    shared.share_through(pool)
+    shared.share_through(redis_pool)
     assert known(await shared.index(list(stored))) == {"f" * 40: frozenset({"src/ok.py"})}
 
 

@@ -5,36 +5,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from arq.connections import ArqRedis
-from processes import free_port, redis_server, redis_url
+from processes import free_port, redis_pool, redis_server, redis_url
 
 from bot.claims.snapshot import git_blob_id
-from bot.jobs.redis import redis_settings
 from bot.source import shared_blobs
 from bot.source.shared_blobs import REDIS_PREFIX, REDIS_SECONDS, SharedBlobs, is_shared
 
-__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
+__all__ = ["redis_pool", "redis_server", "redis_url"]  # fixtures, used by name
 
 SIDECAR = b'{\n  "schemaVersion": 1,\n  "pageVersion": "sha256:00",\n  "claims": []\n}\n'
 OTHER = b'{\n  "schemaVersion": 1,\n  "claims": ["other"]\n}\n'
 
 
-@pytest.fixture
-async def pool(redis_url: str) -> AsyncIterator[ArqRedis]:
-    from arq import create_pool
-
-    redis = await create_pool(redis_settings(redis_url))
-    yield redis
-    await redis.aclose()
-
-
-def shared_through(pool: Any) -> SharedBlobs:
+def shared_through(redis_pool: Any) -> SharedBlobs:
     blobs = SharedBlobs()
-    blobs.share_through(pool)
+    blobs.share_through(redis_pool)
     return blobs
 
 
@@ -54,30 +43,30 @@ def test_only_sidecars_are_shared(path: str, expected: bool) -> None:
     assert is_shared(path) is expected
 
 
-async def test_what_one_worker_shares_another_recalls_for_a_week(pool: ArqRedis) -> None:
+async def test_what_one_worker_shares_another_recalls_for_a_week(redis_pool: ArqRedis) -> None:
     blob, other = git_blob_id(SIDECAR), git_blob_id(OTHER)
-    await shared_through(pool).share({blob: SIDECAR, other: OTHER})
-    assert REDIS_SECONDS - 60 < await pool.ttl(REDIS_PREFIX + blob) <= REDIS_SECONDS
-    assert await shared_through(pool).recall([blob, other, "0" * 40, blob]) == {blob: SIDECAR, other: OTHER}
+    await shared_through(redis_pool).share({blob: SIDECAR, other: OTHER})
+    assert REDIS_SECONDS - 60 < await redis_pool.ttl(REDIS_PREFIX + blob) <= REDIS_SECONDS
+    assert await shared_through(redis_pool).recall([blob, other, "0" * 40, blob]) == {blob: SIDECAR, other: OTHER}
 
 
-async def test_a_large_wiki_is_recalled_in_batches(pool: ArqRedis) -> None:
+async def test_a_large_wiki_is_recalled_in_batches(redis_pool: ArqRedis) -> None:
     blobs = {git_blob_id(data): data for data in (b"%d\n" % n for n in range(450))}
-    await shared_through(pool).share(blobs)
-    assert await shared_through(pool).recall(list(blobs)) == blobs
+    await shared_through(redis_pool).share(blobs)
+    assert await shared_through(redis_pool).recall(list(blobs)) == blobs
 
 
 async def test_bytes_that_are_not_their_blob_id_or_too_large_are_ignored(
-    pool: ArqRedis, monkeypatch: pytest.MonkeyPatch
+    redis_pool: ArqRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shared_blobs, "MAX_SHARED_BYTES", 64)
     blob, other, large = git_blob_id(SIDECAR), git_blob_id(OTHER), b"x" * 65
-    await pool.set(REDIS_PREFIX + blob, OTHER)  # another sidecar's bytes under this id: tampered, or a bug
-    await pool.set(REDIS_PREFIX + other, OTHER)
-    await pool.set(REDIS_PREFIX + git_blob_id(large), large)  # its own bytes, but over the limit
-    assert await shared_through(pool).recall([blob, other, git_blob_id(large)]) == {other: OTHER}
-    await shared_through(pool).share({git_blob_id(b"y" * 65): b"y" * 65})  # not shared either
-    assert await pool.exists(REDIS_PREFIX + git_blob_id(b"y" * 65)) == 0
+    await redis_pool.set(REDIS_PREFIX + blob, OTHER)  # another sidecar's bytes under this id: tampered, or a bug
+    await redis_pool.set(REDIS_PREFIX + other, OTHER)
+    await redis_pool.set(REDIS_PREFIX + git_blob_id(large), large)  # its own bytes, but over the limit
+    assert await shared_through(redis_pool).recall([blob, other, git_blob_id(large)]) == {other: OTHER}
+    await shared_through(redis_pool).share({git_blob_id(b"y" * 65): b"y" * 65})  # not shared either
+    assert await redis_pool.exists(REDIS_PREFIX + git_blob_id(b"y" * 65)) == 0
 
 
 async def test_without_redis_nothing_is_shared_or_recalled() -> None:
