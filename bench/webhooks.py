@@ -219,6 +219,8 @@ def _web_only_process() -> None:
     from bot.settings import load_settings
 
     class DiscardingQueue:
+        runs_jobs = False  # as the web process with Redis: it only acknowledges
+
         async def submit(self, job: object) -> bool:
             return True
 
@@ -228,25 +230,12 @@ def _web_only_process() -> None:
 
     settings = load_settings()
     web.run_app(
-        create_app(settings, lambda runtime: DiscardingQueue()), host=settings.host, port=settings.port, print=None
+        create_app(settings, lambda runtime: DiscardingQueue()),
+        host=settings.host,
+        port=settings.port,
+        print=None,
+        access_log=None,  # as `wikiwarden serve`
     )
-
-
-def _bare_process(port: int) -> None:
-    """The floor: a bare aiohttp application that reads each delivery and answers 202, nothing else."""
-
-    async def webhook(request: web.Request) -> web.Response:
-        await request.read()
-        status = 200 if request.headers.get("X-GitHub-Event") == "ping" else 202
-        return web.json_response({"ok": True}, status=status)
-
-    async def healthz(request: web.Request) -> web.Response:
-        return web.Response(text="ok")
-
-    app = web.Application()
-    app.router.add_post("/webhook", webhook)
-    app.router.add_get("/healthz", healthz)
-    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
 
 
 def _redis_server(port: int) -> subprocess.Popen | None:
@@ -314,7 +303,7 @@ async def latency(
             if web_only:  # the same web application, with a queue that accepts jobs and runs none
                 command = [sys.executable, __file__, "--web-only-process"]
             if bare:
-                command = [sys.executable, __file__, "--bare-process", str(app_port)]
+                command = [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(app_port)]
             profiled = bool(os.environ.get("BENCH_PROFILE"))
             if profiled:  # py-spy the App while it answers
                 command = [
@@ -450,9 +439,6 @@ def main() -> None:
         return
     if sys.argv[1:] == ["--web-only-process"]:
         _web_only_process()
-        return
-    if len(sys.argv) == 3 and sys.argv[1] == "--bare-process":
-        _bare_process(int(sys.argv[2]))
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deliveries", type=int, default=200)
