@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import json
 import logging
 import re
@@ -178,7 +179,15 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 def create_app(settings: Settings, queue_factory: QueueFactory | None = None) -> web.Application:
-    """The aiohttp application; its session, runtime and queue live for the application's lifetime."""
+    """The aiohttp application; its session, runtime and queue live for the application's lifetime.
+
+    A web process whose jobs run elsewhere (Redis's workers) only acknowledges deliveries, and its heap is what its
+    imports left (about 130,000 objects) plus a little per request: once started it moves those objects out of
+    the cyclic garbage collector's sight (`gc.freeze`), so that no collection walks them again. Otherwise a full
+    collection, about 50 ms, came every few bursts and every delivery of its burst waited behind it (200
+    concurrent deliveries: p99 of the bursts 28-120 ms, 28-49 ms frozen). Not done where jobs run in process:
+    there a check's many long-lived objects made collections of the unfrozen rest far more frequent (the App's
+    CPU per delivery 3 times as much, its p99 twice as long)."""
     app = web.Application(client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     app[SEEN] = DeliveryMemory(100_000, DELIVERY_MEMORY_SECONDS)
@@ -193,7 +202,10 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
             app[QUEUE] = queue
             await queue.start()
             warming = asyncio.create_task(learn_who_the_app_is(runtime))
+            if not queue.runs_jobs:
+                gc.freeze()  # see `create_app`
             yield
+            gc.unfreeze()
             warming.cancel()
             await asyncio.gather(warming, return_exceptions=True)
             await queue.close()  # stop taking jobs, let the running ones finish

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import gc
 import hashlib
 import hmac
 import json
@@ -20,13 +21,14 @@ from apptools import example, grounded, push_payload, queue_of, runs_of, sign, s
 from fakegithub import FakeGitHub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from processes import app_environment, metric, start_process
+from processes import app_environment, metric, redis_server, redis_url, start_process
 from pydantic import BaseModel, ValidationError
 
 from bot.github.handlers import Envelope, routes
 from bot.jobs import Job
 from bot.jobs.memory import InProcessQueue
 
+__all__ = ["redis_server", "redis_url"]  # fixtures, used by name
 SIGNED_HEADERS = {"Content-Type": "application/json", "User-Agent": "GitHub-Hookshot/5d2c2ad"}
 
 
@@ -339,9 +341,31 @@ async def test_when_github_cannot_say_who_the_app_is_at_start_up_the_first_deliv
     assert [r.status for r in fake.requests if r.path == "/app"] == [401, 200]
 
 
+@pytest.mark.parametrize("backend", ["memory", "redis"])
+async def test_a_web_process_whose_jobs_run_elsewhere_keeps_its_start_up_heap_from_the_collector(
+    aiohttp_client, fake: FakeGitHub, repo, request: pytest.FixtureRequest, backend: str
+) -> None:
+    """Frozen while it serves only when Redis's workers run the jobs (its heap is then its imports'), given back
+    when it stops; a process whose own workers run checks is left to the collector as it is."""
+    overrides = (
+        {"queue_backend": "redis", "redis_url": request.getfixturevalue("redis_url")} if backend == "redis" else {}
+    )
+    client = await start_app(aiohttp_client, fake, **overrides)
+    frozen = gc.get_freeze_count()
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    status, answer = await post_signed(client, fake, push_payload(repo, before=repo.base, after=head))
+    assert (status, answer["jobs"]) == (202, ["check"])
+    assert gc.get_freeze_count() <= frozen  # nothing a delivery makes is frozen (a frozen object may die)
+    await client.close()
+    assert gc.get_freeze_count() == 0
+    assert (frozen > 10_000) == (backend == "redis"), frozen
+
+
 class RefusingOnce:
     """A queue whose first submission fails as a queue that cannot be reached does, then works (a real
     in-process queue behind it)."""
+
+    runs_jobs = True
 
     def __init__(self, queue: InProcessQueue) -> None:
         self.queue = queue

@@ -137,6 +137,8 @@ JobHandler = Callable[[Job, Attempt], Awaitable[None]]
 
 
 class Queue(Protocol):
+    runs_jobs: bool  # whether the jobs it takes run in this process (else: elsewhere, as Redis's workers do)
+
     async def submit(self, job: Job) -> bool:
         """Enqueue; False when the delivery was seen before (nothing enqueued)."""
         ...

@@ -15,6 +15,8 @@ log = logging.getLogger(__name__)
 class InProcessQueue:
     """Workers that run jobs one key at a time; a job queued behind a running one is replaced by a newer one."""
 
+    runs_jobs = True
+
     def __init__(
         self,
         handler: JobHandler,

@@ -87,6 +87,8 @@ def _lock_key(key: str) -> str:
 class RedisQueue:
     """The enqueueing side, used by `wikiwarden serve` (and by workers, for jobs that follow jobs)."""
 
+    runs_jobs = False  # `wikiwarden worker` processes run them
+
     def __init__(self, url: str, pool: ArqRedis | None = None) -> None:
         self._url = url
         self._pool = pool
