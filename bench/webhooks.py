@@ -27,7 +27,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -38,11 +37,12 @@ from aiohttp import web
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from apptools import grounded, push_payload, settings_for, sign  # noqa: E402
+from apptools import grounded, push_payload, settings_for  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402
 from fakegithub import create_app as fake_app  # noqa: E402
 
 from bench.machine import speed_line  # noqa: E402
+from bench.webhook_client import post  # noqa: E402
 from bot.web import QUEUE, RUNTIME, create_app  # noqa: E402
 
 CLAIMS_PER_PAGE = 10
@@ -72,58 +72,26 @@ def wiki(files: int, pages: int) -> dict[str, bytes]:
 CLIENT_PROCESSES = 4
 
 
-def _burst_client(url: str, payloads: list[dict], secret: str, start_at: float, out: str) -> None:
-    """One load-generating process: waits for the common start instant, then sends its share at once."""
-
-    async def run() -> list[float]:
-        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-            # Open the connections before the start, so the burst measures the App, not TCP handshakes.
-            await asyncio.gather(*(session.get(f"{url}/healthz") for _ in payloads))
-            await asyncio.sleep(max(0.0, start_at - time.time()))
-            return await asyncio.gather(*(post(session, url, p, secret) for p in payloads))
-
-    Path(out).write_text(json.dumps(asyncio.run(run())))
-
-
 async def burst(
     url: str, payloads: list[dict], secret: str, folder: str, at_start: Callable[[], None] | None = None
 ) -> list[float]:
     """Deliver `payloads` at the same instant from several processes; the acknowledgement times. `at_start` runs
     just before that instant, once the clients have opened their connections."""
-    import multiprocessing
-
     start_at = time.time() + 2.0
     if at_start is not None:
         threading.Timer(start_at - time.time() - 0.05, at_start).start()
-    shares = [payloads[n::CLIENT_PROCESSES] for n in range(CLIENT_PROCESSES)]
-    outs = [f"{folder}/times-{n}.json" for n in range(CLIENT_PROCESSES)]
-    context = multiprocessing.get_context("spawn")
-    processes = [
-        context.Process(target=_burst_client, args=(url, share, secret, start_at, out))
-        for share, out in zip(shares, outs, strict=True)
-    ]
-    for process in processes:
-        process.start()
-    for process in processes:
-        process.join(120)
-    return [t for out in outs for t in json.loads(Path(out).read_text())]
-
-
-async def post(
-    session: aiohttp.ClientSession, url: str, payload: dict, secret: str, event: str = "push", expect: int = 202
-) -> float:
-    body = json.dumps(payload).encode()
-    headers = {
-        "X-GitHub-Event": event,
-        "X-GitHub-Delivery": str(uuid.uuid4()),
-        "X-Hub-Signature-256": sign(body, secret),
-        "Content-Type": "application/json",
-    }
-    started = time.perf_counter()
-    async with session.post(f"{url}/webhook", data=body, headers=headers) as response:
-        await response.read()
-        assert response.status == expect, response.status
-    return time.perf_counter() - started
+    clients = []
+    for n in range(CLIENT_PROCESSES):
+        share, out = f"{folder}/share-{n}.json", f"{folder}/times-{n}.json"
+        Path(share).write_text(json.dumps(payloads[n::CLIENT_PROCESSES]))
+        command = [sys.executable, str(ROOT / "bench" / "webhook_client.py"), url, secret, str(start_at), share, out]
+        clients.append((subprocess.Popen(command), out))
+    times = []
+    for client, out in clients:
+        if client.wait(120) != 0:
+            raise RuntimeError("a client process failed")
+        times += json.loads(Path(out).read_text())
+    return times
 
 
 def _free_port() -> int:
