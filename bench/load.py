@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import aiohttp
@@ -30,7 +29,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from apptools import sign  # noqa: E402
+from webhook_client import delivery_headers  # noqa: E402
 from webhooks import _free_port, _wait_for, app_environment, serve_fake, wait_for_fake  # noqa: E402
 
 
@@ -67,14 +66,8 @@ async def _send(url: str, payloads: list[dict], secret: str) -> dict[str, tuple[
 
     async def one(session: aiohttp.ClientSession, payload: dict) -> None:
         body = json.dumps(payload).encode()
-        headers = {
-            "X-GitHub-Event": "push",
-            "X-GitHub-Delivery": str(uuid.uuid4()),
-            "X-Hub-Signature-256": sign(body, secret),
-            "Content-Type": "application/json",
-        }
         started = time.time()
-        async with session.post(f"{url}/webhook", data=body, headers=headers) as response:
+        async with session.post(f"{url}/webhook", data=body, headers=delivery_headers(body, secret)) as response:
             await response.read()
             if response.status != 202:
                 raise RuntimeError(f"delivery refused: {response.status}")

@@ -26,19 +26,23 @@ def sign(body: bytes, secret: str) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-async def post(
-    session: aiohttp.ClientSession, url: str, payload: dict, secret: str, event: str = "push", expect: int = 202
-) -> float:
-    """Deliver `payload` as GitHub does (signed, with a fresh delivery id); the seconds to its acknowledgement."""
-    body = json.dumps(payload).encode()
-    headers = {
+def delivery_headers(body: bytes, secret: str, event: str = "push") -> dict[str, str]:
+    """GitHub's headers for delivering `body`: the event, a fresh delivery id, the signature."""
+    return {
         "X-GitHub-Event": event,
         "X-GitHub-Delivery": str(uuid.uuid4()),
         "X-Hub-Signature-256": sign(body, secret),
         "Content-Type": "application/json",
     }
+
+
+async def post(
+    session: aiohttp.ClientSession, url: str, payload: dict, secret: str, event: str = "push", expect: int = 202
+) -> float:
+    """Deliver `payload` as GitHub does (signed, with a fresh delivery id); the seconds to its acknowledgement."""
+    body = json.dumps(payload).encode()
     started = time.perf_counter()
-    async with session.post(f"{url}/webhook", data=body, headers=headers) as response:
+    async with session.post(f"{url}/webhook", data=body, headers=delivery_headers(body, secret, event)) as response:
         await response.read()
         assert response.status == expect, response.status
     return time.perf_counter() - started
