@@ -13,6 +13,7 @@ import json
 import urllib.error
 import urllib.request
 import uuid
+import weakref
 from typing import Any, get_args, get_origin
 
 import aiohttp
@@ -341,24 +342,64 @@ async def test_when_github_cannot_say_who_the_app_is_at_start_up_the_first_deliv
     assert [r.status for r in fake.requests if r.path == "/app"] == [401, 200]
 
 
+class Cycle:
+    """An object only the cyclic collector can free (it refers to itself); weakly referenceable."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
 @pytest.mark.parametrize("backend", ["memory", "redis"])
-async def test_a_web_process_whose_jobs_run_elsewhere_keeps_its_start_up_heap_from_the_collector(
-    aiohttp_client, fake: FakeGitHub, repo, request: pytest.FixtureRequest, backend: str
+async def test_a_web_process_whose_jobs_run_elsewhere_keeps_the_collector_out_of_its_deliveries(
+    aiohttp_client,
+    fake: FakeGitHub,
+    repo,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    backend: str,
 ) -> None:
-    """Frozen while it serves only when Redis's workers run the jobs (its heap is then its imports'), given back
-    when it stops; a process whose own workers run checks is left to the collector as it is."""
+    """Only when Redis's workers run the jobs: its start-up heap frozen and the collector off while it serves,
+    collecting on the clock instead (a cycle made while it serves is freed), all given back when it stops. A
+    process whose own workers run checks is left to the collector as it is."""
+    import bot.web
+
+    monkeypatch.setattr(bot.web, "COLLECT_EVERY_SECONDS", 0.05)
     overrides = (
         {"queue_backend": "redis", "redis_url": request.getfixturevalue("redis_url")} if backend == "redis" else {}
     )
+    assert gc.isenabled()
     client = await start_app(aiohttp_client, fake, **overrides)
     frozen = gc.get_freeze_count()
+    assert gc.isenabled() == (backend == "memory")
     head = repo.commit({"a.py": "A = 2\n"}, message="y")
     status, answer = await post_signed(client, fake, push_payload(repo, before=repo.base, after=head))
     assert (status, answer["jobs"]) == (202, ["check"])
     assert gc.get_freeze_count() <= frozen  # nothing a delivery makes is frozen (a frozen object may die)
+    if backend == "redis":
+        garbage = weakref.ref(Cycle())
+        for _ in range(100):  # only the collector's clock can free it
+            if garbage() is None:
+                break
+            await asyncio.sleep(0.01)
+        assert garbage() is None
     await client.close()
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
     assert (frozen > 10_000) == (backend == "redis"), frozen
+
+
+async def test_the_collector_at_rest_gives_back_a_collector_that_was_off() -> None:
+    from bot.web import collector_at_rest
+
+    gc.disable()
+    try:
+        async with collector_at_rest(every=0.01):
+            garbage = weakref.ref(Cycle())
+            await asyncio.sleep(0.1)
+            assert garbage() is None and not gc.isenabled() and gc.get_freeze_count() > 0
+        assert not gc.isenabled() and gc.get_freeze_count() == 0
+        assert asyncio.all_tasks() == {asyncio.current_task()}  # its clock stopped, not left pending
+    finally:
+        gc.enable()
 
 
 class RefusingOnce:
