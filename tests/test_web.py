@@ -425,6 +425,47 @@ class RefusingOnce:
         await self.queue.close()
 
 
+class TrackedJSON(dict):
+    """A JSON object that can be weakly referenced: whether the web process still holds a delivery's JSON."""
+
+
+async def test_a_delivery_lets_go_of_its_json_before_its_jobs_are_queued(
+    aiohttp_client, fake: FakeGitHub, repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While its jobs wait on the queue (Redis, under a burst) a delivery holds its model, not GitHub's JSON."""
+    import types
+
+    import orjson
+    from apptools import settings_for
+
+    import bot.web
+    from bot.web import create_app
+
+    parsed: list[weakref.ref[TrackedJSON]] = []
+
+    def loads(body: bytes) -> Any:
+        value = orjson.loads(body)
+        if isinstance(value, dict):
+            value = TrackedJSON(value)
+            parsed.append(weakref.ref(value))
+        return value
+
+    monkeypatch.setattr(bot.web, "orjson", types.SimpleNamespace(**(vars(orjson) | {"loads": loads})))
+    held_when_queued: list[bool] = []
+
+    class Watching(RefusingOnce):
+        async def submit(self, job: Job) -> bool:
+            held_when_queued.append(parsed[-1]() is not None)
+            return await self.queue.submit(job)
+
+    client = await aiohttp_client(create_app(settings_for(fake), lambda rt: Watching(InProcessQueue(rt.run))))
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    status, answer = await post_signed(client, fake, push_payload(repo, before=repo.base, after=head))
+    assert (status, answer["jobs"]) == (202, ["check"])
+    assert held_when_queued == [False]
+    await queue_of(client).queue.wait_idle()
+
+
 async def test_a_delivery_the_queue_could_not_take_is_taken_when_redelivered(
     aiohttp_client, fake: FakeGitHub, repo
 ) -> None:
