@@ -5,9 +5,10 @@ deliveries, and what one push costs in GitHub requests as the change and the wik
     python bench/webhooks.py --deliveries 500 --bursts 9
 
 Targets: p99 acknowledgement under 50 ms, and at most 1.5 times a bare aiohttp application's answering 202 in the
-same harness (run first, as the floor), measured for the web application with a queue that runs nothing, for the web
-process as deployed (its jobs to a real Redis, when redis-server is installed) and for the single-process App whose
-in-process workers check the pushes while the burst arrives; a push touching k evidence files costs O(k) file
+same harness (the floor), measured for the web application with a queue that runs nothing and for the web process as
+deployed (its jobs to a real Redis, when redis-server is installed), which take their bursts by turns with the floor,
+and for the single-process App whose in-process workers check the pushes while the burst arrives (after them: its
+checks run on); a push touching k evidence files costs O(k) file
 fetches plus a small constant, whatever the wiki's size: the first push of a repository reads its sidecars once, and
 a new worker's first push reads only those the shared evidence index shows cite the change, from Redis where another
 worker shared them (the costs table's workers share through a throwaway redis-server when one is installed).
@@ -238,100 +239,130 @@ def _cpu_seconds(pid: int) -> float | None:
         return None
 
 
-async def latency(
-    deliveries: int, bursts: int = 1, web_only: bool = False, bare: bool = False, redis: bool = False
-) -> tuple[float, float | None] | None:
-    """Acknowledgement times of `bursts` bursts of `deliveries`; returns the median of the bursts' p99 in
-    milliseconds and the App's CPU time per delivery in microseconds (None when it cannot be read), or None when
-    `redis` is asked for and no redis-server is installed.
+KINDS = {
+    "bare": "a bare aiohttp application answering 202 (the floor)",
+    "web": "the web path alone (a queue that runs nothing)",
+    "redis": "the web process as deployed (jobs to a real Redis, for workers in other processes)",
+    "app": "the App with its in-process workers (one process: the checks compete for the CPU)",
+}
+
+
+class Measured:
+    """One application's bursts: each burst's p50 and p99 in milliseconds and the CPU a delivery cost the App."""
+
+    def __init__(self) -> None:
+        self.p50s: list[float] = []
+        self.p99s: list[float] = []
+        self.cpu: list[float] = []
+
+    @property
+    def p99(self) -> float:
+        return statistics.median(self.p99s)
+
+    @property
+    def per_delivery(self) -> float | None:
+        return statistics.median(self.cpu) if self.cpu else None
+
+    def line(self, deliveries: int) -> str:
+        spent = f", the App's CPU {self.per_delivery:.0f} µs a delivery" if self.per_delivery is not None else ""
+        return (
+            f"{deliveries} concurrent deliveries, {len(self.p99s)} burst(s) from {CLIENT_PROCESSES} client processes: "
+            f"ack p50 {statistics.median(self.p50s):.1f} ms, p99 {self.p99:.1f} ms (median; each burst "
+            f"{' / '.join(f'{x:.1f}' for x in self.p99s)}){spent}"
+        )
+
+
+def _start_app(kind: str, setup: dict, folder: str) -> tuple[list[subprocess.Popen], subprocess.Popen, str]:
+    """Start application `kind` (with its redis-server for "redis"); the processes to stop, the App's process and
+    its URL."""
+    app_port = _free_port()
+    env = app_environment(setup, PORT=app_port, WORKERS=4)
+    started: list[subprocess.Popen] = []
+    if kind == "redis":  # the web process as deployed: each delivery's jobs go to Redis, for workers elsewhere
+        redis_port = _free_port()
+        server = _redis_server(redis_port)
+        assert server is not None
+        started.append(server)
+        env |= {"WIKIWARDEN_QUEUE_BACKEND": "redis", "WIKIWARDEN_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0"}
+    command = {
+        "bare": [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(app_port)],
+        "web": [sys.executable, __file__, "--web-only-process"],  # the web application, a queue that runs nothing
+    }.get(kind, [sys.executable, "-m", "bot", "serve"])
+    if os.environ.get("BENCH_PROFILE"):  # py-spy the App while it answers
+        rate, out = os.environ.get("BENCH_PROFILE_RATE", "1000"), f"{os.environ['BENCH_PROFILE']}.{kind}"
+        command = ["py-spy", "record", "-r", rate, "-f", "raw", "-o", out, "--", *command]
+    app = subprocess.Popen(command, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
+    started.append(app)
+    url = f"http://127.0.0.1:{app_port}"
+    _wait_for(url)
+    return started, app, url
+
+
+async def _burst_into(
+    measured: Measured, app: subprocess.Popen, url: str, payloads: list[dict], secret: str, folder: str
+) -> None:
+    # the App's CPU from just before the burst: the clients' connections and their first requests are not its cost
+    marks: list[float | None] = []
+    profiled = bool(os.environ.get("BENCH_PROFILE"))
+    times = await burst(
+        url, payloads, secret, folder, at_start=None if profiled else partial(_mark_cpu, marks, app.pid)
+    )
+    cpu_before = marks[0] if marks else None
+    cpu_after = None if profiled else _cpu_seconds(app.pid)
+    if cpu_before is not None and cpu_after is not None:
+        measured.cpu.append((cpu_after - cpu_before) / len(payloads) * 1e6)
+    times_ms = sorted(t * 1000 for t in times)
+    measured.p50s.append(statistics.median(times_ms))
+    measured.p99s.append(times_ms[max(0, int(len(times_ms) * 0.99) - 1)])
+
+
+async def latency(deliveries: int, bursts: int, kinds: list[str]) -> dict[str, Measured]:
+    """Acknowledgement times of `bursts` bursts of `deliveries` into each application of `kinds`, all started at
+    once and taking their bursts by turns (one burst to each, then again), so that the machine's drift through the
+    run (a quick loop can take half as long again a minute later) falls on every application alike; the floor,
+    measured first and alone, had the quickest minutes. Each application's median of its bursts' p99, and the
+    CPU a delivery cost it.
 
     One burst's p99 varies from run to run by as much as the margin being measured; the median of several is
     steadier, and the CPU a delivery costs the App (what a burst's queue of requests waits on) steadier still."""
     with tempfile.TemporaryDirectory() as folder:
         setup_file = f"{folder}/setup.json"
-        fake_port, app_port = _free_port(), _free_port()
-        redis_server = None
-        if redis:
-            redis_port = _free_port()
-            redis_server = _redis_server(redis_port)
-            if redis_server is None:
-                print("redis-server is not installed: skipped")
-                return None
-        fake = subprocess.Popen([sys.executable, __file__, "--fake-process", setup_file, str(fake_port)])
-        app = None
+        fake = subprocess.Popen([sys.executable, __file__, "--fake-process", setup_file, str(_free_port())])
+        started: list[subprocess.Popen] = []
         try:
             setup = wait_for_fake(fake, setup_file)
-            env = app_environment(setup, PORT=app_port, WORKERS=4)
-            if redis:  # the web process as deployed: each delivery's jobs go to Redis, for workers elsewhere
-                env |= {
-                    "WIKIWARDEN_QUEUE_BACKEND": "redis",
-                    "WIKIWARDEN_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-                }
-            command = [sys.executable, "-m", "bot", "serve"]
-            if web_only:  # the same web application, with a queue that accepts jobs and runs none
-                command = [sys.executable, __file__, "--web-only-process"]
-            if bare:
-                command = [sys.executable, str(ROOT / "bench" / "bare_app.py"), str(app_port)]
-            profiled = bool(os.environ.get("BENCH_PROFILE"))
-            if profiled:  # py-spy the App while it answers
-                command = [
-                    "py-spy",
-                    "record",
-                    "-r",
-                    os.environ.get("BENCH_PROFILE_RATE", "1000"),
-                    "-f",
-                    "raw",
-                    "-o",
-                    os.environ["BENCH_PROFILE"],
-                    "--",
-                    *command,
-                ]
-            app = subprocess.Popen(command, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
-            url = f"http://127.0.0.1:{app_port}"
-            _wait_for(url)
+            apps = {}
+            for kind in kinds:
+                processes, app, url = _start_app(kind, setup, folder)
+                started += processes
+                apps[kind] = (app, url)
             payloads = (setup["pushes"] * (deliveries // len(setup["pushes"]) + 1))[:deliveries]
             async with aiohttp.ClientSession() as session:
-                await post(session, url, {"zen": "warm-up", "hook_id": 1}, setup["secret"], event="ping", expect=200)
-            started = time.perf_counter()
-            p50s, p99s, cpu = [], [], []
+                for _, url in apps.values():
+                    await post(
+                        session, url, {"zen": "warm-up", "hook_id": 1}, setup["secret"], event="ping", expect=200
+                    )
+            measured = {kind: Measured() for kind in kinds}
+            started_at = time.perf_counter()
             for _ in range(bursts):
-                # from just before the burst: the clients' connections and their first requests are not its cost
-                marks: list[float | None] = []
-                started_cpu = None if profiled else partial(_mark_cpu, marks, app.pid)
-                times = await burst(url, payloads, setup["secret"], folder, at_start=started_cpu)
-                cpu_before = marks[0] if marks else None
-                cpu_after = None if profiled else _cpu_seconds(app.pid)
-                if cpu_before is not None and cpu_after is not None:
-                    cpu.append((cpu_after - cpu_before) / deliveries * 1e6)
-                times_ms = sorted(t * 1000 for t in times)
-                p50s.append(statistics.median(times_ms))
-                p99s.append(times_ms[max(0, int(len(times_ms) * 0.99) - 1)])
-            p99 = statistics.median(p99s)
-            per_delivery = statistics.median(cpu) if cpu else None
-            spent = f", the App's CPU {per_delivery:.0f} µs a delivery" if per_delivery is not None else ""
-            print(
-                f"{deliveries} concurrent deliveries, {bursts} burst(s) from {CLIENT_PROCESSES} client processes: "
-                f"ack p50 {statistics.median(p50s):.1f} ms, p99 {p99:.1f} ms (median; each burst "
-                f"{' / '.join(f'{x:.1f}' for x in p99s)}){spent}"
-            )
-            if web_only or bare or redis:
-                return p99, per_delivery
-            distinct = setup["pushes"][: min(deliveries, len(setup["pushes"]))]
-            for _ in range(600):
-                done = await _completed(setup["url"], setup["key"], distinct)
-                if done == len(distinct):
-                    break
-                await asyncio.sleep(1)
-            print(
-                f"  {done} of {len(distinct)} pushes checked by the App's 4 in-process workers "
-                f"{time.perf_counter() - started:.1f} s after the first delivery"
-            )
-            return p99, per_delivery
+                for kind, (app, url) in apps.items():
+                    await _burst_into(measured[kind], app, url, payloads, setup["secret"], folder)
+            if "app" in apps:
+                distinct = setup["pushes"][: min(deliveries, len(setup["pushes"]))]
+                for _ in range(600):
+                    done = await _completed(setup["url"], setup["key"], distinct)
+                    if done == len(distinct):
+                        break
+                    await asyncio.sleep(1)
+                print(
+                    f"  {done} of {len(distinct)} pushes checked by the App's 4 in-process workers "
+                    f"{time.perf_counter() - started_at:.1f} s after the first delivery"
+                )
+            return measured
         finally:
-            for process in (app, fake, redis_server):
-                if process is not None:
-                    process.terminate()
-                    process.wait(10)
+            for process in [*reversed(started), fake]:
+                process.terminate()
+                process.wait(10)
 
 
 async def costs() -> None:
@@ -417,25 +448,31 @@ def main() -> None:
     print(speed_line("before"))
     if not args.skip_latency:
         n, bursts = args.deliveries, args.bursts
-        print("a bare aiohttp application answering 202 (the floor):")
-        floor = asyncio.run(latency(n, bursts, bare=True))
-        print("the web path alone (a queue that runs nothing):")
-        web_path = asyncio.run(latency(n, bursts, web_only=True))
-        print("the web process as deployed (jobs to a real Redis, for workers in other processes):")
-        deployed = asyncio.run(latency(n, bursts, redis=True))
-        print("the App with its in-process workers (one process: the checks compete for the CPU):")
-        app = asyncio.run(latency(n, bursts))
-        assert floor is not None and web_path is not None and app is not None
-        measured = {"web path": web_path, "web process with Redis": deployed, "App with in-process workers": app}
+        kinds = ["bare", "web", "redis"] if shutil.which("redis-server") else ["bare", "web"]
+        if len(kinds) == 2:
+            print("redis-server is not installed: the web process as deployed is skipped")
+        # The in-process App's checks run on after its bursts (about 25 s of CPU for 200 pushes): its bursts come
+        # after the others', not between them.
+        measured = asyncio.run(latency(n, bursts, kinds)) | asyncio.run(latency(n, bursts, ["app"]))
+        print(f"by turns, {bursts} burst(s) each: {', '.join(KINDS[k].split(' (')[0] for k in kinds)}; then alone:")
+        for kind, m in measured.items():
+            print(f"{KINDS[kind]}:")
+            print(m.line(n))
+        floor = measured.pop("bare")
+        names = {"web": "web path", "redis": "web process with Redis", "app": "App with in-process workers"}
         print(
             "p99 over the bare application's: "
-            + ", ".join(f"{name} {m[0] / floor[0]:.2f}x" for name, m in measured.items() if m is not None)
+            + ", ".join(f"{names[k]} {m.p99 / floor.p99:.2f}x" for k, m in measured.items())
             + " (target: at most 1.5x)"
         )
-        if floor[1] is not None:
+        if floor.per_delivery is not None:
             print(
-                f"the App's CPU a delivery over the bare application's ({floor[1]:.0f} µs): "
-                + ", ".join(f"{name} {m[1] / floor[1]:.2f}x" for name, m in measured.items() if m and m[1])
+                f"the App's CPU a delivery over the bare application's ({floor.per_delivery:.0f} µs): "
+                + ", ".join(
+                    f"{names[k]} {m.per_delivery / floor.per_delivery:.2f}x"
+                    for k, m in measured.items()
+                    if m.per_delivery
+                )
             )
     if not args.skip_costs:
         asyncio.run(costs())
