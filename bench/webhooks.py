@@ -21,6 +21,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -298,6 +299,14 @@ def _start_app(kind: str, setup: dict, folder: str) -> tuple[list[subprocess.Pop
     return started, app, url
 
 
+def _stop(process: subprocess.Popen) -> None:
+    """Stop one of the bench's processes; a py-spy recording is stopped as Ctrl-C would (SIGTERM kills it before it
+    writes its profile), which ends the App under it too."""
+    profiling = isinstance(process.args, list) and process.args[:1] == ["py-spy"]
+    process.send_signal(signal.SIGINT if profiling else signal.SIGTERM)
+    process.wait(60 if profiling else 10)
+
+
 async def _burst_into(
     measured: Measured, app: subprocess.Popen, url: str, payloads: list[dict], secret: str, folder: str
 ) -> None:
@@ -361,8 +370,7 @@ async def latency(deliveries: int, bursts: int, kinds: list[str]) -> dict[str, M
             return measured
         finally:
             for process in [*reversed(started), fake]:
-                process.terminate()
-                process.wait(10)
+                _stop(process)
 
 
 async def costs() -> None:
