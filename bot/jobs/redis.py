@@ -17,8 +17,10 @@ Everything the in-process queue promises holds across processes because it lives
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from arq import create_pool
@@ -76,6 +78,14 @@ def redis_settings(url: str) -> RedisSettings:
     return settings
 
 
+def _job_ids() -> Iterator[str]:
+    """Job ids unique across processes and restarts: a random 128-bit prefix drawn once, then a count. A uuid4 for
+    each job read the kernel's random source every time, 3.5 µs alone and in a burst of 200 deliveries as much as
+    parsing the delivery's JSON (py-spy on the serving process)."""
+    prefix = uuid.uuid4().hex
+    return (f"{prefix}{n:x}" for n in itertools.count())
+
+
 def _latest_key(key: str) -> str:
     return f"{_PREFIX}latest:{key}"
 
@@ -97,6 +107,7 @@ class RedisQueue:
         self._waiting: list[tuple[list[str], list[Any], asyncio.Future[bool]]] = []  # the next pipeline's jobs
         self._sending: asyncio.Task[None] | None = None  # the task that will send them
         self._in_flight: set[asyncio.Task[None]] = set()  # pipelines sent and not answered yet (held: not collected)
+        self._job_ids = _job_ids()
 
     @property
     def pool(self) -> ArqRedis:
@@ -124,7 +135,7 @@ class RedisQueue:
         a job Redis refuses raises for its own submitter only."""
         if self._enqueue is None:
             raise RuntimeError("the Redis queue is not started")
-        job_id = uuid.uuid4().hex
+        job_id = next(self._job_ids)
         now = timestamp_ms()
         payload = serialize_job(FUNCTION, (job.to_json(),), {}, None, now)
         keys = [f"{_PREFIX}delivery:{job.delivery}:{job.kind}:{job.key}", _latest_key(job.key), job_key_prefix + job_id]

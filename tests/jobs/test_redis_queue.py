@@ -246,6 +246,30 @@ async def test_a_burst_of_submissions_goes_to_redis_in_one_script_call_in_their_
         await queue.close()
 
 
+async def test_job_ids_are_unique_across_web_processes_sharing_a_redis(redis_url: str) -> None:
+    """Each queue (web process) counts its job ids from a random prefix of its own: two of them enqueueing at once,
+    as after a restart, never give two jobs one id (one would overwrite the other's record and place in the queue)."""
+    first, second = RedisQueue(redis_url), RedisQueue(redis_url)
+    await first.start()
+    await second.start()
+    try:
+        from arq.jobs import deserialize_job
+
+        jobs = {
+            queue: [check_job(f"{n}:branch:main", f"d{n}-{name}", n) for n in range(60)]
+            for name, queue in (("a", first), ("b", second))
+        }
+        answers = await asyncio.gather(*(queue.submit(job) for queue, its in jobs.items() for job in its))
+        assert answers == [True] * 120
+        ids = [member.decode() for member in await first.pool.zrange(QUEUE_NAME, 0, -1)]
+        assert len(ids) == 120  # no job took another's place in the queue
+        records = [deserialize_job(await first.pool.get(job_key_prefix + job_id)) for job_id in ids]
+        assert len({record.args[0]["delivery"] for record in records}) == 120  # nor its record
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_a_large_burst_goes_in_script_calls_of_a_bounded_size(redis_url: str) -> None:
     from bot.jobs.redis import MOST_JOBS_A_SCRIPT
 
