@@ -3,17 +3,22 @@ into a log call; Prometheus metrics from the web process."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
+import threading
+import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
+from functools import partial
 
 import pytest
 from apptools import deliver, grounded, push_payload, queue_of, start_app
 from fakegithub import FakeGitHub
 from processes import metric
 
-from bot.logs import REDACTED, Scrubbed, configure_logging, work_context
+from bot.logs import REDACTED, Batched, Scrubbed, configure_logging, work_context
 from bot.settings import load_settings
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----"
@@ -197,3 +202,161 @@ def test_the_formatter_refuses_settings_it_does_not_write() -> None:
 
     with pytest.raises(ValueError, match="its own settings"):
         _JsonLines("%(message)s", static_fields={"service": "wikiwarden"}, timestamp="time")
+
+
+@pytest.fixture
+def batched_logs() -> Iterator[tuple[logging.Handler, io.StringIO]]:
+    """The root logger as `wikiwarden serve` sets it up: informational lines held up to 0.2 s."""
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    stream = io.StringIO()
+    handler = configure_logging("json", "INFO", [SECRET], stream=stream, batch_seconds=0.2)
+    yield handler, stream
+    root.handlers[:], root.level = saved
+
+
+def _messages(stream: io.StringIO) -> list[str]:
+    return [json.loads(line)["message"] for line in stream.getvalue().splitlines()]
+
+
+async def test_the_web_process_writes_its_informational_lines_together_within_the_batch_time(batched_logs) -> None:
+    """Held, then written together and in order once the batch time has passed; each line keeps its work's
+    fields, its message as it read when logged (a later change of an argument is not seen) and its time."""
+    _, stream = batched_logs
+    log = logging.getLogger("bot.test")
+    jobs = ["check"]
+    with work_context(delivery="d-1", repo="acme/widgets"):
+        log.info("delivery accepted: %s; secret %s", jobs, SECRET)
+    jobs.append("fix")
+    logged_at = time.time()
+    log.info("second")
+    assert stream.getvalue() == ""  # held
+    await asyncio.sleep(0.4)
+    first, second = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert first["message"] == f"delivery accepted: ['check']; secret {REDACTED}"
+    assert (first["delivery"], first["repo"]) == ("d-1", "acme/widgets") and "delivery" not in second
+    assert second["message"] == "second"
+    written = datetime.fromisoformat(second["time"]).timestamp()
+    assert abs(written - logged_at) < 0.1  # the time it was logged, not written
+    log.info("third")  # a new batch after the first was written
+    await asyncio.sleep(0.4)
+    assert _messages(stream)[2:] == ["third"]
+
+
+async def test_a_warning_is_written_at_once_after_the_lines_held_before_it(batched_logs) -> None:
+    _, stream = batched_logs
+    log = logging.getLogger("bot.test")
+    log.info("first")
+    log.warning("then a warning")
+    assert _messages(stream) == ["first", "then a warning"]
+    try:
+        raise RuntimeError("boom")
+    except RuntimeError:
+        log.exception("failed")
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert lines[-1]["message"] == "failed" and "RuntimeError: boom" in lines[-1]["exc_info"]
+
+
+async def test_a_held_line_whose_arguments_do_not_fit_is_reported_as_an_unbatched_one_would_be(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    stream = io.StringIO()
+    writer = logging.StreamHandler(stream)
+    writer.setFormatter(logging.Formatter("%(message)s"))
+    handler = Batched(writer, 60)
+    record = partial(logging.LogRecord, "bot.test", lineno=1, pathname="f.py", exc_info=None)
+    handler.handle(record(level=logging.INFO, msg="two %s %s", args=("one",)))  # the caller goes on
+    handler.handle(record(level=logging.WARNING, msg="next", args=()))
+    assert stream.getvalue() == "next\n"
+    assert "not enough arguments for format string" in capsys.readouterr().err  # logging's own report
+
+
+async def test_another_thread_may_log_after_a_batch_was_written(batched_logs) -> None:
+    _, stream = batched_logs
+    log = logging.getLogger("bot.test")
+    log.info("held")
+    await asyncio.sleep(0.4)  # written by the loop's timer
+    thread = threading.Thread(target=log.info, args=("from a thread, where no loop runs: at once",))
+    thread.start()
+    thread.join(5)
+    assert not thread.is_alive()  # the handler's lock was given back
+    assert _messages(stream) == ["held", "from a thread, where no loop runs: at once"]
+
+
+def test_held_lines_are_written_when_the_process_stops_or_logging_is_set_up_again(batched_logs) -> None:
+    handler, stream = batched_logs
+    log = logging.getLogger("bot.test")
+
+    async def log_and_stop() -> None:
+        log.info("held when the loop stopped")
+
+    asyncio.run(log_and_stop())
+    assert stream.getvalue() == ""  # the loop that would have written it is gone
+    log.info("no loop runs here: written at once, after what was held")
+    assert _messages(stream) == [
+        "held when the loop stopped",
+        "no loop runs here: written at once, after what was held",
+    ]
+
+    asyncio.run(log_and_stop())
+    handler.close()  # as logging.shutdown does at exit
+    assert _messages(stream)[-1] == "held when the loop stopped"
+
+    configure_logging("json", "INFO", [SECRET], stream=stream, batch_seconds=0.2)
+
+    async def held_then_reconfigured() -> None:
+        log.info("held when logging was set up again")
+        configure_logging("json", "INFO", [SECRET], stream=stream)
+
+    asyncio.run(held_then_reconfigured())
+    assert _messages(stream)[-1] == "held when logging was set up again"
+
+
+def test_a_line_held_in_a_loop_that_stopped_is_written_by_the_next_loop() -> None:
+    stream = io.StringIO()
+    writer = logging.StreamHandler(stream)
+    writer.setFormatter(logging.Formatter("%(message)s"))
+    handler = Batched(writer, 0.05)
+    record = partial(logging.LogRecord, "bot.test", logging.INFO, "f.py", 1, args=(), exc_info=None)
+
+    async def hold(message: str, wait: float) -> None:
+        handler.handle(record(msg=message))
+        await asyncio.sleep(wait)
+
+    asyncio.run(hold("in a loop that stopped", 0))
+    asyncio.run(hold("in the next loop", 0.2))
+    assert stream.getvalue().splitlines() == ["in a loop that stopped", "in the next loop"]
+
+
+async def test_a_full_batch_is_written_at_once() -> None:
+    stream = io.StringIO()
+    writer = logging.StreamHandler(stream)
+    writer.setFormatter(logging.Formatter("%(message)s"))
+    handler = Batched(writer, 60, capacity=2)
+    for n in range(3):
+        handler.handle(logging.LogRecord("bot.test", logging.INFO, "f.py", 1, f"n{n}", (), None))
+    assert stream.getvalue().splitlines() == ["n0", "n1"]  # the third waits for the next batch
+    handler.close()
+    assert stream.getvalue().splitlines() == ["n0", "n1", "n2"]
+
+
+def test_the_web_process_holds_its_lines_and_the_worker_writes_them_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiohttp import web
+
+    from bot import cli
+
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    for name, value in {"APP_ID": "1", "PRIVATE_KEY": PEM, "WEBHOOK_SECRET": SECRET}.items():
+        monkeypatch.setenv(f"WIKIWARDEN_{name}", value)
+    served: list[logging.Handler] = []
+    monkeypatch.setattr(web, "run_app", lambda *args, **kwargs: served.extend(root.handlers))
+    try:
+        assert cli.main(["serve"]) == 0
+        [handler] = served
+        assert isinstance(handler, Batched) and handler.seconds == cli.LOG_BATCH_SECONDS > 0
+        cli._app_settings()  # as `wikiwarden worker` sets logging up
+        [handler] = root.handlers
+        assert not isinstance(handler, Batched)
+    finally:
+        root.handlers[:], root.level = saved
