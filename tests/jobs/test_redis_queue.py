@@ -106,6 +106,21 @@ async def test_a_job_enqueued_by_the_web_process_runs_in_a_worker_process(start,
     assert await worker.stop() == 0 and await web.stop() == 0
 
 
+async def test_the_web_process_writes_the_lines_it_holds_when_it_stops(start, fake: FakeGitHub, repo) -> None:
+    """`serve` holds its informational lines up to a second (`bot.logs.Batched`); stopped at once after a
+    delivery, it still writes the delivery's line."""
+    web = await start("web")
+    head = repo.commit({"src/queue.py": "def push(x):\n    items.insert(0, x)\n"}, message="x")
+    status, _ = await post(web, push_payload(repo, before=repo.base, after=head), fake.webhook_secret, "d-held")
+    assert status == 202
+    assert "d-held" not in web.logs()  # held
+    assert await web.stop() == 0
+    lines = [json.loads(line) for line in web.logs().splitlines() if line.startswith("{")]
+    assert [(line["message"], line["delivery"]) for line in lines if line["level"] == "INFO"] == [
+        ("delivery accepted", "d-held")
+    ]
+
+
 async def test_two_web_processes_receiving_the_same_delivery_run_it_once(start, fake: FakeGitHub, repo) -> None:
     web_a, web_b = await start("web"), await start("web")
     await start("worker")
