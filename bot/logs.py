@@ -148,9 +148,8 @@ class Batched(logging.handlers.MemoryHandler):
         if self.shouldFlush(record):
             self.flush()
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        loop = _running_loop()
+        if loop is None:
             self.flush()
             return
         if self._timer_loop is not loop:  # none due (flushed), or due in a loop that has stopped
@@ -160,11 +159,19 @@ class Batched(logging.handlers.MemoryHandler):
         self.acquire()
         try:
             if self._timer is not None:
-                self._timer.cancel()
+                if _running_loop() is self._timer_loop:  # a loop's handles are not for other threads to cancel
+                    self._timer.cancel()
                 self._timer = self._timer_loop = None
             super().flush()
         finally:
             self.release()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class _MalformedHTTP(logging.Filter):

@@ -271,16 +271,26 @@ async def test_a_held_line_whose_arguments_do_not_fit_is_reported_as_an_unbatche
     assert "not enough arguments for format string" in capsys.readouterr().err  # logging's own report
 
 
-async def test_another_thread_may_log_after_a_batch_was_written(batched_logs) -> None:
+async def test_another_thread_writes_its_line_at_once_after_those_the_loop_holds(batched_logs) -> None:
+    """A thread without an event loop (an executor's) writes its line at once, after the lines the loop held; the
+    loop's timer, left to fire (another thread may not cancel it), writes nothing twice."""
     _, stream = batched_logs
     log = logging.getLogger("bot.test")
-    log.info("held")
-    await asyncio.sleep(0.4)  # written by the loop's timer
-    thread = threading.Thread(target=log.info, args=("from a thread, where no loop runs: at once",))
-    thread.start()
-    thread.join(5)
-    assert not thread.is_alive()  # the handler's lock was given back
-    assert _messages(stream) == ["held", "from a thread, where no loop runs: at once"]
+
+    def from_a_thread(message: str) -> None:
+        thread = threading.Thread(target=log.info, args=(message,))
+        thread.start()
+        thread.join(5)
+        assert not thread.is_alive()  # the handler's lock was free
+
+    log.info("held by the loop")
+    from_a_thread("from a thread")
+    assert _messages(stream) == ["held by the loop", "from a thread"]
+    log.info("held again")
+    await asyncio.sleep(0.4)
+    assert _messages(stream) == ["held by the loop", "from a thread", "held again"]
+    from_a_thread("from a thread, after a batch the loop wrote")
+    assert _messages(stream)[-1] == "from a thread, after a batch the loop wrote"
 
 
 def test_held_lines_are_written_when_the_process_stops_or_logging_is_set_up_again(batched_logs) -> None:
