@@ -473,6 +473,20 @@ def main() -> None:
             + ", ".join(f"{names[k]} {m.p99 / floor.p99:.2f}x" for k, m in measured.items())
             + " (target: at most 1.5x)"
         )
+        # Burst by burst against the floor's burst of the same round (the applications taken by turns): the drift
+        # of the machine falls on both sides of each ratio, though one burst's p99, nearly its slowest delivery,
+        # still varies a lot; the in-process App, alone after the others, has no round to pair with.
+        paired = {
+            k: sorted(m.p99s[i] / floor.p99s[i] for i in range(len(m.p99s))) for k, m in measured.items() if k in kinds
+        }
+        if paired:
+            print(
+                "burst by burst, p99 over the bare application's burst of the same round: "
+                + ", ".join(
+                    f"{names[k]} median {statistics.median(r):.2f}x (from {r[0]:.2f}x to {r[-1]:.2f}x)"
+                    for k, r in paired.items()
+                )
+            )
         if floor.per_delivery is not None:
             print(
                 f"the App's CPU a delivery over the bare application's ({floor.per_delivery:.0f} µs): "
