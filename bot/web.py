@@ -27,6 +27,7 @@ import aiohttp
 import orjson
 from aiohttp import web
 from prometheus_client import Counter
+from pydantic import ValidationError
 
 from .github.handlers import Envelope, PayloadError, Route, WebhookContext, parse_payload, routes
 from .github.runners import RUNNERS
@@ -68,11 +69,11 @@ class Refusal(Exception):
 
 @dataclass(frozen=True)
 class Delivery:
-    """A delivery whose signature and headers hold, with its body's JSON object."""
+    """A delivery whose signature and headers hold, with its body (not read yet)."""
 
     event: str
     id: str
-    data: dict[str, Any]
+    body: bytes
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,8 @@ def _reply(status: int, message: str, **extra: Any) -> web.Response:
 
 
 def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Delivery:
-    """Check the signature first (nothing else of an unauthenticated request is read), then the headers and the
-    JSON. Raises Refusal: 401 for any missing, malformed or wrong signature, 400 for anything else malformed."""
+    """Check the signature first (nothing else of an unauthenticated request is read), then the headers. Raises
+    Refusal: 401 for any missing, malformed or wrong signature, 400 for anything else malformed."""
     if not signature_is_valid(headers.get("X-Hub-Signature-256"), body, secret):
         raise Refusal(401, "bad_signature", "the signature is missing or does not match the webhook secret")
     event, delivery = headers.get("X-GitHub-Event"), headers.get("X-GitHub-Delivery")
@@ -103,13 +104,18 @@ def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Deli
     if content_type != "application/json":
         reason = f"expected application/json, got {content_type[:60] or 'no content type'}"
         raise Refusal(400, "bad_request", f"not a GitHub webhook delivery: {reason}")
+    return Delivery(event, delivery, body)
+
+
+def _json_object(body: bytes) -> dict[str, Any]:
+    """The body's JSON object. Raises Refusal (400) for a body that is not one."""
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise Refusal(400, "bad_request", f"not a GitHub webhook delivery: the body is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise Refusal(400, "bad_request", "not a GitHub webhook delivery: the body is not a JSON object")
-    return Delivery(event, delivery, data)
+    return data
 
 
 async def _read_body(request: web.Request, limit: int) -> bytes:
@@ -128,13 +134,7 @@ async def webhook(request: web.Request) -> web.Response:
         body = await _read_body(request, settings.max_body_bytes)
         delivery = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
         label = event_label(delivery.event)
-        admitted = admit(delivery)
-        # What a delivery holds while its jobs are queued is its model: GitHub's JSON (for a push 8 KB, parsed
-        # into 350 objects and 28 KB) is let go now, so that the next delivery of a burst parses into the memory
-        # it leaves, warm, instead of into new memory for each of 200 deliveries in flight (orjson's parse of a
-        # push: 20-27 µs a payload let go at once, 49-68 µs each of 200 kept).
-        del delivery
-        outcome, answer = await _take(request.app, admitted)
+        outcome, answer = await _take(request.app, admit(delivery))
     except Refusal as refusal:
         if refusal.status == 400 and label != UNVERIFIED:
             log.warning("delivery refused: %s", refusal.message, extra={"event": label})
@@ -152,23 +152,45 @@ def _delivery_counter(label: str, outcome: str) -> Counter:
 
 
 def admit(delivery: Delivery) -> Admitted:
-    """An authenticated delivery, parsed into its route's model. Raises Refusal: 200 for a ping, 202 for what
-    Wikiwarden ignores, 400 for a payload that does not fit its model."""
+    """An authenticated delivery, parsed into its route's model. Raises Refusal: 400 for a body that is not a JSON
+    object, 200 for a ping, 202 for what Wikiwarden ignores, 400 for a payload that does not fit its model.
+
+    A delivery of an event whose routes all take one model (a push, a pull request) is first read into that model
+    straight from its body, in one pass that builds only what the model keeps (pydantic's own parser): 12 µs for a
+    push, against 21 µs for orjson's parse of all of GitHub's JSON (350 objects) and the two models read from it.
+    Where that fails, the delivery goes the careful way, which gives the refusal and its reason (the body is not
+    JSON, no installation, the fields that do not fit), so a delivery gets the same answer either way. One
+    difference is kept: pydantic's parser also reads NaN, Infinity and numbers beyond a float's range, which
+    orjson refuses, so a signed delivery carrying one where no model looks is taken rather than refused."""
+    model = routes.model_of(delivery.event)
+    if model is not None:
+        try:
+            payload = model.model_validate_json(delivery.body)
+        except ValidationError:
+            pass  # the careful way says why
+        else:
+            return Admitted(delivery.event, delivery.id, _route(delivery.event, payload), payload)
+    data = _json_object(delivery.body)
     if delivery.event == "ping":
         raise Refusal(200, "ignored", "pong")
     if delivery.event not in routes.events:
         raise Refusal(202, "ignored", "ignored: an event Wikiwarden does not handle")
     try:
-        envelope = parse_payload(Envelope, delivery.event, delivery.data)
-        if envelope.installation is None:
-            raise Refusal(202, "ignored", "ignored: not an App installation event")
-        route = routes.find(delivery.event, envelope.action)
-        if route is None:
-            raise Refusal(202, "ignored", "ignored: Wikiwarden does nothing on this action")
-        payload = parse_payload(route.model, delivery.event, delivery.data)
+        route = _route(delivery.event, parse_payload(Envelope, delivery.event, data))
+        payload = parse_payload(route.model, delivery.event, data)
     except PayloadError as exc:
         raise Refusal(400, "bad_request", str(exc)) from None
     return Admitted(delivery.event, delivery.id, route, payload)
+
+
+def _route(event: str, envelope: Envelope) -> Route[Any]:
+    """The route of a delivery of `event` read as `envelope`. Raises Refusal (202) for one Wikiwarden ignores."""
+    if envelope.installation is None:
+        raise Refusal(202, "ignored", "ignored: not an App installation event")
+    route = routes.find(event, envelope.action)
+    if route is None:
+        raise Refusal(202, "ignored", "ignored: Wikiwarden does nothing on this action")
+    return route
 
 
 async def _take(app: web.Application, delivery: Admitted) -> tuple[str, web.Response]:

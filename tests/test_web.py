@@ -429,17 +429,13 @@ class TrackedJSON(dict):
     """A JSON object that can be weakly referenced: whether the web process still holds a delivery's JSON."""
 
 
-async def test_a_delivery_lets_go_of_its_json_before_its_jobs_are_queued(
-    aiohttp_client, fake: FakeGitHub, repo, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """While its jobs wait on the queue (Redis, under a burst) a delivery holds its model, not GitHub's JSON."""
+def tracking_json(monkeypatch: pytest.MonkeyPatch) -> list[weakref.ref[TrackedJSON]]:
+    """The JSON objects the web process parses with orjson from now on, weakly referenced."""
     import types
 
     import orjson
-    from apptools import settings_for
 
     import bot.web
-    from bot.web import create_app
 
     parsed: list[weakref.ref[TrackedJSON]] = []
 
@@ -451,6 +447,58 @@ async def test_a_delivery_lets_go_of_its_json_before_its_jobs_are_queued(
         return value
 
     monkeypatch.setattr(bot.web, "orjson", types.SimpleNamespace(**(vars(orjson) | {"loads": loads})))
+    return parsed
+
+
+async def test_a_push_or_a_pull_request_is_read_into_its_model_without_parsing_all_of_githubs_json(
+    aiohttp_client, fake: FakeGitHub, repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Events whose routes take one model are read straight into it: GitHub's JSON is never built."""
+    from apptools import pull_request_payload, start_app
+
+    parsed = tracking_json(monkeypatch)
+    client = await start_app(aiohttp_client, fake)
+    head = repo.commit({"a.py": "A = 2\n"}, message="y", branch="feature", start_from=repo.base)
+    status, answer = await post_signed(client, fake, push_payload(repo, before=repo.base, after=head))
+    assert (status, answer["jobs"]) == (202, ["check"])
+    pull = pull_request_payload(repo, "opened", 1, head_sha=head, head_ref="feature", base_sha=repo.base)
+    status, answer = await post_signed(client, fake, pull, event="pull_request")
+    assert (status, answer["jobs"]) == (202, ["check"])
+    status, answer = await post_signed(client, fake, pull | {"action": "labeled"}, event="pull_request")
+    assert (status, answer["message"]) == (202, "ignored: Wikiwarden does nothing on this action")
+    assert parsed == []
+    await queue_of(client).wait_idle()
+
+
+async def test_a_push_carrying_nan_where_no_model_looks_is_taken_and_a_ping_carrying_it_is_refused(
+    aiohttp_client, fake: FakeGitHub, repo
+) -> None:
+    """The one difference between reading a push in one pass (pydantic's parser) and the careful way (orjson's):
+    the first reads NaN; where a model looks, the delivery is refused as before."""
+    from apptools import start_app
+
+    client = await start_app(aiohttp_client, fake)
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    push = push_payload(repo, before=repo.base, after=head) | {"size": float("nan")}
+    status, answer = await post_signed(client, fake, push)
+    assert (status, answer["jobs"]) == (202, ["check"])
+    status, answer = await post_signed(client, fake, push | {"forced": float("nan")})  # refused the careful way
+    assert status == 400 and "the body is not JSON" in answer["message"]
+    status, answer = await post_signed(client, fake, {"zen": float("nan")}, event="ping")
+    assert status == 400 and "the body is not JSON" in answer["message"]
+    await queue_of(client).wait_idle()
+
+
+async def test_a_delivery_read_the_careful_way_lets_go_of_its_json_before_its_jobs_are_queued(
+    aiohttp_client, fake: FakeGitHub, repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While its jobs wait on the queue (Redis, under a burst) a delivery holds its model, not GitHub's JSON: a
+    check run's event, whose routes take different models, is parsed as JSON first."""
+    from apptools import check_payload, settings_for
+
+    from bot.web import create_app
+
+    parsed = tracking_json(monkeypatch)
     held_when_queued: list[bool] = []
 
     class Watching(RefusingOnce):
@@ -459,8 +507,8 @@ async def test_a_delivery_lets_go_of_its_json_before_its_jobs_are_queued(
             return await self.queue.submit(job)
 
     client = await aiohttp_client(create_app(settings_for(fake), lambda rt: Watching(InProcessQueue(rt.run))))
-    head = repo.commit({"a.py": "A = 2\n"}, message="y")
-    status, answer = await post_signed(client, fake, push_payload(repo, before=repo.base, after=head))
+    payload = check_payload("check_run", "rerequested", repo, head_sha=repo.base)
+    status, answer = await post_signed(client, fake, payload, event="check_run")
     assert (status, answer["jobs"]) == (202, ["check"])
     assert held_when_queued == [False]
     await queue_of(client).queue.wait_idle()

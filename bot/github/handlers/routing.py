@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
-from .payloads import P
+from .payloads import Envelope, P
 
 if TYPE_CHECKING:
     from .context import WebhookContext
@@ -30,6 +30,7 @@ class Routes:
 
     def __init__(self, *others: Routes) -> None:
         self._routes: dict[tuple[str, str | None], Route[Any]] = {}
+        self._models: dict[str, type[Envelope] | None] = {}  # each event's one model, None where its routes differ
         self.events: frozenset[str] = frozenset()  # the events routed (asked of every delivery: kept, not rebuilt)
         for other in others:
             for (event, action), route in other._routes.items():
@@ -39,6 +40,7 @@ class Routes:
         if (event, action) in self._routes:
             raise ValueError(f"two handlers for {event} {action or '(any action)'}")
         self._routes[(event, action)] = route
+        self._models[event] = route.model if self._models.get(event, route.model) is route.model else None
         self.events |= {event}
 
     def register(self, event: str, *actions: str, model: type[P]) -> Callable[[Handler[P]], Handler[P]]:
@@ -53,3 +55,8 @@ class Routes:
 
     def find(self, event: str, action: str | None) -> Route[Any] | None:
         return self._routes.get((event, action)) or self._routes.get((event, None))
+
+    def model_of(self, event: str) -> type[Envelope] | None:
+        """The model all the routes of `event` take (None when they take different ones, or none routes it): a
+        delivery of the event can be read into it before its action is known, and then routed by that action."""
+        return self._models.get(event)
