@@ -36,7 +36,7 @@ from .github.signature import signature_is_valid
 from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
-from .logs import work_context
+from .logs import info_later
 from .metrics import DELIVERIES, exposition
 from .settings import Settings
 
@@ -202,17 +202,19 @@ async def _take(app: web.Application, delivery: Admitted) -> tuple[str, web.Resp
         raise Refusal(200, "duplicate", "already received")  # a redelivery keeps its id: do the work once
     runtime = app[RUNTIME]
     repo = getattr(payload, "repository", None)
+    # The delivery's fields are given to its lines, not set as their work context: no line is logged on the way
+    # in but these, and the context (entered and left) cost a delivery 2.6 µs.
+    fields = {"event": delivery.event, "delivery": delivery.id, "repo": repo.full_name if repo is not None else None}
     ctx = WebhookContext(delivery=delivery.id, submit=app[QUEUE].submit, forget_installation=runtime.tokens.forget)
-    with work_context(delivery=delivery.id, repo=repo.full_name if repo is not None else None):
-        try:
-            if payload.sender is not None and payload.sender.login == await runtime.bot_login():
-                return "ignored", _reply(202, "ignored: caused by Wikiwarden itself")
-            await route.handler(payload, ctx)
-        except Exception:
-            seen.forget(delivery.id)  # so GitHub's redelivery is taken
-            log.exception("could not take a delivery", extra={"event": delivery.event})
-            raise Refusal(503, "unavailable", "the delivery could not be queued; redeliver it to try again") from None
-        log.info("delivery accepted", extra={"event": delivery.event, "jobs": len(ctx.jobs)})
+    try:
+        if payload.sender is not None and payload.sender.login == await runtime.bot_login():
+            return "ignored", _reply(202, "ignored: caused by Wikiwarden itself")
+        await route.handler(payload, ctx)
+    except Exception:
+        seen.forget(delivery.id)  # so GitHub's redelivery is taken
+        log.exception("could not take a delivery", extra=fields)
+        raise Refusal(503, "unavailable", "the delivery could not be queued; redeliver it to try again") from None
+    info_later(log, "delivery accepted", jobs=len(ctx.jobs), **fields)
     return "accepted", _reply(202, "accepted", jobs=[job.kind for job in ctx.jobs])
 
 

@@ -4,6 +4,7 @@ into a log call; Prometheus metrics from the web process."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import json
 import logging
@@ -12,13 +13,14 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 import pytest
 from apptools import deliver, grounded, push_payload, queue_of, start_app
 from fakegithub import FakeGitHub
 from processes import metric
 
-from bot.logs import REDACTED, Batched, Scrubbed, configure_logging, work_context
+from bot.logs import REDACTED, Batched, Scrubbed, configure_logging, info_later, work_context
 from bot.settings import load_settings
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----"
@@ -348,6 +350,178 @@ async def test_a_full_batch_is_written_at_once() -> None:
     assert stream.getvalue().splitlines() == ["n0", "n1"]  # the third waits for the next batch
     handler.close()
     assert stream.getvalue().splitlines() == ["n0", "n1", "n2"]
+
+
+@contextlib.contextmanager
+def alone(handler: logging.Handler, *others: logging.Handler) -> Iterator[None]:
+    """The root logger's handlers as `wikiwarden serve` has them: `handler` (and `others`), not pytest's own,
+    which it adds around each test."""
+    root = logging.getLogger()
+    saved = list(root.handlers)
+    root.handlers[:] = [handler, *others]
+    try:
+        yield
+    finally:
+        root.handlers[:] = saved
+
+
+@pytest.fixture
+def records_made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The messages of the log records made from now on."""
+    made: list[str] = []
+    factory = logging.getLogRecordFactory()
+
+    def counting(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = factory(*args, **kwargs)
+        made.append(record.msg)
+        return record
+
+    monkeypatch.setattr(logging, "_logRecordFactory", counting)
+    return made
+
+
+async def test_a_line_logged_later_is_made_when_its_batch_is_written_and_reads_as_its_info_line(
+    batched_logs, records_made: list[str]
+) -> None:
+    """Held without a record (what a line cost its caller); written in its place among the other lines, with the
+    time it was logged and its work's fields as they were then, the line is the one `log.info` writes."""
+    handler, stream = batched_logs
+    log = logging.getLogger("bot.test")
+    log.info("before")
+    with alone(handler), work_context(delivery="from the context", job_kind="check"):
+        logged_at = time.time()
+        info_later(log, "delivery accepted", delivery="d-2", repo="acme/widgets", jobs=1)
+    log.info("after")
+    assert records_made == ["before", "after"] and stream.getvalue() == ""  # held, its record not made
+    await asyncio.sleep(0.4)
+    assert records_made == ["before", "after", "delivery accepted"]
+    before, later, after = (json.loads(line) for line in stream.getvalue().splitlines())
+    assert (before["message"], after["message"]) == ("before", "after")
+    assert abs(datetime.fromisoformat(later["time"]).timestamp() - logged_at) < 0.1  # when logged, not written
+    with work_context(delivery="from the context", job_kind="check"):
+        log.info("delivery accepted", extra={"delivery": "d-2", "repo": "acme/widgets", "jobs": 1})
+    assert records_made[-1] == "delivery accepted"  # an ordinary line: its record made at once
+    await asyncio.sleep(0.4)
+    same = json.loads(stream.getvalue().splitlines()[-1])
+    assert later | {"time": "-"} == same | {"time": "-"}
+    assert (later["delivery"], later["job_kind"]) == ("d-2", "check")  # a field given wins over the context's
+
+
+async def test_a_line_logged_later_makes_the_record_log_info_would_have_made_then(batched_logs) -> None:
+    handler, _ = batched_logs
+    made: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            made.append(record)
+
+    handler.target = Keep()  # type: ignore[attr-defined]
+    log = logging.getLogger("bot.test")
+    with alone(handler), work_context(delivery="d-4"):
+        held_at = time.time()
+        info_later(log, "a line", jobs=1)
+        await asyncio.sleep(0.05)
+        log.info("a line", extra={"jobs": 1})
+    handler.flush()
+    later, ordinary = made
+    assert held_at <= later.created < ordinary.created - 0.04
+    assert later.msecs == int((later.created - int(later.created)) * 1000)
+    assert later.relativeCreated == pytest.approx(ordinary.relativeCreated - (ordinary.created - later.created) * 1000)
+    when = {"created", "msecs", "relativeCreated"}
+    assert {k: v for k, v in vars(later).items() if k not in when} == {
+        k: v for k, v in vars(ordinary).items() if k not in when
+    }
+
+
+def test_a_held_lines_record_says_the_millisecond_it_was_held() -> None:
+    from bot.logs import _Line
+
+    record = _Line("bot.test", "a line", {}, 1_700_000_000.9995).record()
+    assert (record.created, record.msecs) == (1_700_000_000.9995, 999.0)
+
+
+async def test_a_line_logged_later_is_written_before_a_warning_when_the_process_stops_and_in_full_batches(
+    batched_logs,
+) -> None:
+    handler, stream = batched_logs
+    log = logging.getLogger("bot.test")
+    with alone(handler):
+        info_later(log, "first")
+    log.warning("a warning")
+    assert _messages(stream) == ["first", "a warning"]
+    handler.capacity = 3
+    with alone(handler):
+        for n in range(4):
+            info_later(log, f"n{n}")
+    assert _messages(stream)[2:] == ["n0", "n1", "n2"]  # a full batch, written at once
+    handler.close()  # as logging.shutdown does at exit
+    assert _messages(stream)[2:] == ["n0", "n1", "n2", "n3"]
+
+
+async def test_a_line_logged_later_is_an_ordinary_line_where_it_would_go_further_than_the_batch(
+    batched_logs, records_made: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another handler on its way (pytest's own here), a filter of its logger, no batch at all, or no event loop
+    to write it later: `log.info` at once, so every handler sees it and every filter has its say."""
+    handler, stream = batched_logs
+    log = logging.getLogger("bot.test")
+    with alone(handler):
+        info_later(log, "held")
+    assert records_made == []
+    with alone(handler, caplog.handler):
+        info_later(log, "seen by pytest too")
+    assert records_made == ["seen by pytest too"] and caplog.messages == ["seen by pytest too"]
+    log.addFilter(lambda record: record.msg != "filtered out")
+    try:
+        with alone(handler):
+            info_later(log, "filtered out")
+    finally:
+        log.filters.clear()
+    assert records_made == ["seen by pytest too", "filtered out"]
+    logging.getLogger("bot.quiet").setLevel(logging.WARNING)
+    try:
+        with alone(handler):
+            info_later(logging.getLogger("bot.quiet"), "below the level")
+    finally:
+        logging.getLogger("bot.quiet").setLevel(logging.NOTSET)
+    with alone(handler), pytest.raises(KeyError, match="overwrite 'name'"):  # refused as logging does
+        info_later(log, "clashes", name="x")
+    alone_logger = logging.getLogger("bot.own")
+    alone_logger.propagate = False  # no handler on its way: logging's last resort, which writes warnings only
+    try:
+        with alone(handler):
+            info_later(alone_logger, "nobody's line")
+    finally:
+        alone_logger.propagate = True
+    assert records_made[-1] == "nobody's line"
+    handler.setLevel(logging.WARNING)  # the batch's own level: a line below it is not written at all
+    try:
+        with alone(handler):
+            info_later(log, "below the batch's level")
+    finally:
+        handler.setLevel(logging.INFO)  # at the line's level: held
+    assert records_made[-1] == "below the batch's level"
+    with alone(handler):
+        info_later(log, "held at the batch's level")
+    assert records_made[-1] == "below the batch's level"
+    assert stream.getvalue() == ""
+    with alone(handler):
+        await asyncio.to_thread(info_later, log, "from a thread without a loop")
+    assert _messages(stream) == [
+        "held",
+        "seen by pytest too",
+        "held at the batch's level",
+        "from a thread without a loop",
+    ]
+    # the held lines' records made as their batch was written
+    assert records_made[-3:] == ["from a thread without a loop", "held", "held at the batch's level"]
+
+
+def test_a_line_logged_later_where_nothing_batches_is_written_at_once(logs, records_made: list[str]) -> None:
+    info_later(logging.getLogger("bot.test"), "at once", delivery="d-3")
+    assert records_made == ["at once"]
+    [line] = logs()
+    assert (line["message"], line["delivery"]) == ("at once", "d-3")
 
 
 def test_the_web_process_holds_its_lines_and_the_worker_writes_them_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
