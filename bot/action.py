@@ -26,19 +26,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .claims.ci import workflow_command
-from .claims.options import SweepOptions
 from .claims.pages import normalize_wiki_dir
 from .claims.verdicts import Verdict
 
 if TYPE_CHECKING:
     from .agent.factory import AgentFactory
     from .claims.results import SweepReport
-    from .claims.snapshot import Snapshot
     from .fix.engine import Decider
     from .github.client import GitHubClient
-    from .github.repo_config import RepoConfig
     from .source.git import GitRepository
     from .source.github import GitHubSnapshot, GitHubSource
+    from .usecases.config_file import RepoConfig
 
 ZERO_SHA = "0" * 40
 GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who commits and opens pull requests with the workflow's GITHUB_TOKEN
@@ -429,14 +427,18 @@ async def _check(
     from .claims.pages import require_wiki_folder  # noqa: PLC0415
     from .source.git import GitError, LocalSource  # noqa: PLC0415
     from .usecases.check import check  # noqa: PLC0415
+    from .usecases.config import Overrides, read_config  # noqa: PLC0415
+    from .usecases.config_file import ConfigError  # noqa: PLC0415
 
     assert change.head is not None
     source = LocalSource(repo)
     head = await source.snapshot(change.head, label=change.head_label)
-    config = _repo_config(head)
-    configured = config.conclusion if "conclusion" in config.model_fields_set else None
-    if inputs.wiki_dir is not None:
-        config = config.model_copy(update={"wiki_dir": inputs.wiki_dir})
+    try:
+        settings = await read_config(source, head, Overrides(wiki_dir=inputs.wiki_dir))
+    except ConfigError as exc:
+        raise ActionError(str(exc)) from None
+    config = settings.repo_config()
+    configured = settings.file.conclusion if settings.file and "conclusion" in settings.file.model_fields_set else None
     require_wiki_folder(head, config.wiki_dir)
     base = None
     if change.base is not None:
@@ -452,7 +454,7 @@ async def _check(
                 title="Wikiwarden",
             )
     found = await source.change(base, head, merge_base=change.merge_base, label=change.base_label) if base else None
-    options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
+    options = settings.sweep_options()
     # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
     report = await check(source, head, found, options, processes=usable_processors())
     return report, config, configured
@@ -469,24 +471,6 @@ def _local_commit(repo: GitRepository, base: str) -> str:
         return repo.resolve(f"refs/remotes/origin/{base}")
     except GitError:
         return repo.resolve(f"refs/heads/{base}")
-
-
-def _repo_config(head: Snapshot) -> RepoConfig:
-    """`.github/wikiwarden.yml` at the checked commit (the defaults without one), as the App reads it."""
-    from .claims.snapshot import Kind  # noqa: PLC0415
-    from .github.repo_config import CONFIG_PATH, MAX_CONFIG_BYTES, ConfigError, parse_repo_config  # noqa: PLC0415
-
-    entry = head.entry(CONFIG_PATH)
-    try:
-        if entry is None:
-            return parse_repo_config(None)
-        if entry.kind is not Kind.FILE:
-            raise ConfigError(f"{CONFIG_PATH}: not a regular file (a symlink or a submodule)")
-        if entry.size is not None and entry.size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{CONFIG_PATH}: {entry.size:,} bytes; the file may hold at most {MAX_CONFIG_BYTES:,}")
-        return parse_repo_config(head.read(CONFIG_PATH))
-    except ConfigError as exc:
-        raise ActionError(str(exc)) from None
 
 
 def _report(report: SweepReport, runner: Runner) -> None:

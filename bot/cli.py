@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import sys
@@ -24,9 +25,11 @@ if TYPE_CHECKING:
 
     from .agent.agent import Agent
     from .agent.factory import AgentFactory
+    from .claims.results import SweepReport
     from .settings import ModelSettings, Settings
     from .source.git import GitRepository
     from .usecases.claims import ClaimEdit, HandKeptClaims
+    from .usecases.config import Overrides
 
     _Commands: TypeAlias = argparse._SubParsersAction[argparse.ArgumentParser]  # what add_subparsers gives
 
@@ -45,9 +48,9 @@ def _wiki_options(parser: argparse.ArgumentParser, repo_default: str | None = ".
     )
     parser.add_argument(
         "--wiki-dir",
-        default=DEFAULT_WIKI_DIR,
         metavar="DIR",
-        help=f"the wiki folder, in the repository (default: {DEFAULT_WIKI_DIR})",
+        help=f"the wiki folder, in the repository (default: `wiki_dir` of .github/wikiwarden.yml, else "
+        f"{DEFAULT_WIKI_DIR})",
     )
 
 
@@ -56,9 +59,9 @@ def _common(parser: argparse.ArgumentParser, repo_default: str | None = ".") -> 
     parser.add_argument(
         "--max-file-size",
         type=int,
-        default=DEFAULT_MAX_FILE_BYTES,
         metavar="BYTES",
-        help=f"evidence files larger than this are reported as errors (default: {DEFAULT_MAX_FILE_BYTES})",
+        help="evidence files (and pages) larger than this are reported as errors (default: `limits.max_file_bytes` "
+        f"of .github/wikiwarden.yml, else {DEFAULT_MAX_FILE_BYTES})",
     )
 
 
@@ -109,7 +112,21 @@ def _add_check(commands: _Commands) -> None:
         help="processes a large full sweep shares its files among, each with 5,000 records to evaluate or more "
         "(default: the processors this process may use, at most 4; 1 sweeps in one process)",
     )
-    check.add_argument("--verbose", "-v", action="store_true", help="text format: list fresh claims too")
+    check.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="broken references this file holds are notes, not failures (default: `baseline` of "
+        ".github/wikiwarden.yml); a path in the repository, read from what is checked",
+    )
+    check.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="write the broken references that fail this check to FILE (then name it as `baseline`), so only new "
+        "ones fail from now on; the exit status is then the claims' alone",
+    )
+    check.add_argument(
+        "--verbose", "-v", action="store_true", help="text format: list fresh claims, and references that are notes"
+    )
     check.set_defaults(run=_check)
 
 
@@ -345,14 +362,40 @@ def _wiki_dir(given: str, root: Path) -> str:
         raise UsageError(str(exc)) from exc
 
 
-def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
-    if args.max_file_size <= 0:
+def _overrides(args: argparse.Namespace, repo: GitRepository) -> Overrides:
+    """What the command line says over `.github/wikiwarden.yml`."""
+    from .usecases.config import Overrides  # noqa: PLC0415
+
+    size = getattr(args, "max_file_size", None)
+    if size is not None and size <= 0:
         raise UsageError("--max-file-size must be a positive number of bytes")
-    return SweepOptions(
-        wiki_dir=_wiki_dir(args.wiki_dir, repo.root),
-        max_file_bytes=args.max_file_size,
-        recheck_all=getattr(args, "all", False),
-    )
+    wiki_dir = _wiki_dir(args.wiki_dir, repo.root) if args.wiki_dir is not None else None
+    baseline = getattr(args, "baseline", None)
+    if baseline is not None:
+        baseline = _repo_file(baseline, repo.root, "--baseline")
+    return Overrides(wiki_dir=wiki_dir, max_file_bytes=size, baseline=baseline)
+
+
+def _repo_file(given: str, root: Path, flag: str) -> str:
+    """A file named on the command line as a path of the repository (relative to its top, or absolute in it)."""
+    from .claims.pages import normalize_repo_path  # noqa: PLC0415
+
+    if os.path.isabs(given):
+        try:
+            given = Path(os.path.abspath(given)).relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise UsageError(f"{flag} {given} is outside the repository {root}") from None
+    try:
+        return normalize_repo_path(given)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
+def _options(args: argparse.Namespace, repo: GitRepository) -> SweepOptions:
+    """The sweep's options: the command line's over the working tree's `.github/wikiwarden.yml`."""
+    from .usecases.config import read_local_config  # noqa: PLC0415
+
+    return read_local_config(repo, _overrides(args, repo)).sweep_options(getattr(args, "all", False))
 
 
 def _warn(message: str) -> None:
@@ -377,20 +420,45 @@ def _check(args: argparse.Namespace) -> int:
     # enough for the collector to traverse the sweep's millions of objects, a third of a second at 100k claims,
     # to find no cycle among them.
     with cyclic_gc_paused(), _repo(args) as repo:
-        options = _options(args, repo)
+        overrides = _overrides(args, repo)
+        if args.write_baseline is not None:  # the baseline being written is not read: every reference is judged anew
+            overrides = dataclasses.replace(overrides, baseline=None, use_baseline=False)
         try:
             memory = local_memory(repo, _warn) if args.cache else None
             report = check_repository(
-                repo, args.base, args.head, options, staged=args.staged, memory=memory, processes=processes
+                repo,
+                args.base,
+                args.head,
+                overrides=overrides,
+                recheck_all=args.all,
+                staged=args.staged,
+                memory=memory,
+                processes=processes,
             )
         except GitError as exc:
             raise UsageError(str(exc)) from exc
         outlive(report)  # freed at the process's end (`run`), not when this returns
+        if args.write_baseline is not None:
+            return _write_baseline(args.write_baseline, report)
         if args.format == "json":
             _write_bytes(report_json_chunks(report, attention_only=bool(args.attention_only)))
         else:
             sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))
     return EXIT_ATTENTION if report.needs_attention else EXIT_OK
+
+
+def _write_baseline(path: str, report: SweepReport) -> int:
+    """`check --write-baseline`: the references that fail the check, written to `path`; the exit status is the
+    claims' alone (the references written no longer fail)."""
+    from .ground.baseline import render_baseline  # noqa: PLC0415
+
+    failing = [ref for ref in report.broken_references if ref.attention]
+    Path(path).write_bytes(render_baseline(failing))
+    print(f"wrote {path}: {plural(len(failing), 'broken reference')} (name it as `baseline` in .github/wikiwarden.yml)")
+    attention = report.summary["page_errors"] or any(
+        report.summary[verdict] for verdict in ("stale", "unresolved", "error")
+    )
+    return EXIT_ATTENTION if attention else EXIT_OK
 
 
 def _claims(args: argparse.Namespace) -> tuple[GitRepository, HandKeptClaims]:
@@ -654,7 +722,7 @@ def _okf_validate(args: argparse.Namespace) -> int:
         folder, shown = Path(args.path), args.path
     else:
         with _repo(args) as repo:
-            shown = _wiki_dir(args.wiki_dir, repo.root)
+            shown = _options(args, repo).wiki_dir
             require_wiki_folder(repo.worktree(), shown)
             folder = repo.root / shown
     problems = validate_okf(folder)

@@ -41,9 +41,9 @@ from bot.action import (
     why_no_fix,
 )
 from bot.claims.verdicts import Verdict
-from bot.github.repo_config import RepoConfig
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
+from bot.usecases.config_file import RepoConfig
 
 ACTION_YML = Path(__file__).resolve().parents[1] / "action.yml"
 SHA_A, SHA_B = "a" * 40, "b" * 40

@@ -44,6 +44,8 @@ ALLOWED: dict[str, set[str]] = {
 USE_CASE_CALLERS = {
     "bot.cli", "bot.demo", "bot.action", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"
 }  # fmt: skip
+# The repository's settings (`.github/wikiwarden.yml`): data every face and the App read, not a use case to call.
+SETTINGS_DATA = {"bot.usecases.config", "bot.usecases.config_file"}
 
 
 def module_name(path: Path) -> str:
@@ -144,7 +146,10 @@ def use_case_violations(graph: Mapping[str, set[str]]) -> list[str]:
         f"{module} imports {target}: only the faces and the App's job runners call the use cases"
         for module, targets in sorted(graph.items())
         for target in sorted(targets)
-        if part(target) == "usecases" and part(module) != "usecases" and module not in USE_CASE_CALLERS
+        if part(target) == "usecases"
+        and part(module) != "usecases"
+        and module not in USE_CASE_CALLERS
+        and target not in SETTINGS_DATA
     ]
 
 
@@ -177,7 +182,11 @@ def test_the_package_root_holds_only_the_version(graph: dict[str, set[str]]) -> 
 
 def test_only_the_faces_and_the_job_runners_call_the_use_cases(graph: dict[str, set[str]]) -> None:
     assert use_case_violations(graph) == []
-    callers = {module for module, targets in graph.items() if any(part(t) == "usecases" for t in targets)}
+    callers = {
+        module
+        for module, targets in graph.items()
+        if any(part(t) == "usecases" and t not in SETTINGS_DATA for t in targets)
+    }
     assert callers - {m for m in graph if part(m) == "usecases"} == USE_CASE_CALLERS
 
 
@@ -229,3 +238,6 @@ def test_an_inward_import_is_allowed() -> None:
 def test_a_new_caller_of_the_use_cases_is_refused() -> None:
     assert use_case_violations({"bot.github.checks": {"bot.usecases.check"}}) != []
     assert use_case_violations({"bot.github.checking": {"bot.usecases.check"}}) == []
+    # the repository's settings are data the App's pure parts may read, not a use case they call
+    assert use_case_violations({"bot.github.checks": {"bot.usecases.config_file"}}) == []
+    assert use_case_violations({"bot.github.checks": {"bot.usecases.config_file", "bot.usecases.fix"}}) != []

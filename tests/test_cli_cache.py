@@ -60,7 +60,7 @@ def test_a_second_check_reads_no_unchanged_page_and_finds_what_the_first_found(
     first = _json(cli, grounded)
     assert [r["target"] for r in first["broken_references"]] == ["src/gone.py", "openwiki/missing.md"]
     read: list[str] = []
-    monkeypatch.setattr(references, "read_page", lambda text: read.append(text) or read_page(text))
+    monkeypatch.setattr(references, "read_page", lambda page, text: read.append(text) or read_page(page, text))
     one = ("--jobs", "1")  # one process: pages are read here, where the test sees it (with more, a child reads them)
     assert _json(cli, grounded, *one) == first
     assert read == []  # every page's reading kept: no page read or parsed again

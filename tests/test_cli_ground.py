@@ -305,6 +305,9 @@ def test_check_base_reports_references_a_change_broke(wiki: GitRepo, cli) -> Non
             "what": "removed",
             "renamed_to": None,
             "at": ["src/taskq/queue.py", 16],  # where it stood, within what is left of the file
+            "kind": "code",
+            "attention": True,  # a called name: certain, it fails the check
+            "note": None,
         }
     ]
     assert document["summary"]["broken_references"] == 1 and document["needs_attention"]

@@ -32,14 +32,18 @@ _STATEMENT_WIDTH = 1_000
 
 def attention_only(report: SweepReport) -> SweepReport:
     """The report cut to what needs attention: unreadable sidecars, claims stale, unresolved or in error (whole,
-    with all their evidence), broken references. Fresh, moved and cosmetic claims, pages left with nothing, pages
-    without claims and coverage go. The summary stays the whole check's: its counts are what was checked."""
+    with all their evidence), broken references that fail the check. Fresh, moved and cosmetic claims, pages left
+    with nothing, pages without claims, references that are only notes, pages not read and coverage go. The
+    summary stays the whole check's: its counts are what was checked."""
     pages: list[PageResult] = []
     for page in report.pages:
         claims = tuple(claim for claim in page.claims if claim.verdict.needs_attention)
         if page.error or claims:
             pages.append(dataclasses.replace(page, claims=claims))
-    shown = dataclasses.replace(report, pages=tuple(pages), ungrounded_pages=(), coverage=())
+    references = tuple(ref for ref in report.broken_references if ref.attention)
+    shown = dataclasses.replace(
+        report, pages=tuple(pages), ungrounded_pages=(), coverage=(), broken_references=references, skipped_pages=()
+    )
     object.__setattr__(shown, "summary", dict(report.summary))  # the same summary the full report computed
     return shown
 
@@ -160,21 +164,38 @@ def _reference_finding(report: SweepReport, ref: BrokenReference, text: Callable
     named = text(ref.text) + ("" if ref.target == ref.text else f" ({text(ref.target)})")
     where = f"{text(ref.page)} names {named} on line {ref.line}"
     happened = text(broken_note(ref, report.base is not None))
+    if ref.attention:
+        level: Level = "error"
+        advice = reference_advice(ref)
+    else:
+        level = "note"
+        advice = f"Only a note, not failing the check: {text(ref.note or 'not certain').rstrip('.')}."
     return Finding(
         rule=BROKEN_REFERENCE,
-        level="error",
+        level=level,
         place=place,
         page=on_page,
-        title=f"Wiki reference broken: {text(ref.page)}",
-        message=f"{where}: {happened}. Correct the page.",
+        title=f"Wiki reference {'broken' if ref.attention else 'to check'}: {text(ref.page)}",
+        message=f"{where}: {happened}. {advice}",
         fingerprint=fingerprint("reference", ref.page, ref.text, ref.target),
         reference=ref,
     )
 
 
-def findings(report: SweepReport, text: Callable[[str], str] = one_line, reanchored: bool = False) -> list[Finding]:
+def reference_advice(ref: BrokenReference) -> str:
+    """What to do about a broken reference that fails the check."""
+    silence = "or, if the page is right, silence it with <!-- wikiwarden: ignore --> on its line"
+    if ref.what == "renamed" and ref.renamed_to:
+        return f"`wikiwarden fix` rewrites the mention to the new name; {silence}."
+    return f"Correct the page, {silence}."
+
+
+def findings(
+    report: SweepReport, text: Callable[[str], str] = one_line, reanchored: bool = False, notes: bool = True
+) -> list[Finding]:
     """Every finding of the report in its order: unreadable sidecars, claims in error, evidence stale,
-    unresolved or in error (and, with `reanchored`, evidence moved or cosmetic), broken references.
+    unresolved or in error (and, with `reanchored`, evidence moved or cosmetic), broken references (those that are
+    only notes too, with `notes`).
 
     `text` makes one untrusted value (a statement, a path, an id) safe, on one line, for where it is shown."""
     found: list[Finding] = []
@@ -212,7 +233,7 @@ def findings(report: SweepReport, text: Callable[[str], str] = one_line, reancho
                     found.append(_evidence_finding(report, page, claim, evidence, text))
                 elif reanchored and (note := _reanchored_finding(page, claim, evidence, text)) is not None:
                     found.append(note)
-    found += [_reference_finding(report, ref, text) for ref in report.broken_references]
+    found += [_reference_finding(report, ref, text) for ref in report.broken_references if notes or ref.attention]
     return found
 
 

@@ -69,7 +69,8 @@ def render_github(report: SweepReport, attention_only: bool = True) -> str:
     """Workflow commands, worst first: an annotation per finding (errors, then warnings, then, without
     `attention_only`, a notice per evidence re-anchored and one for the pages without claims), then a one-line
     summary notice. GitHub shows only so many annotations of a step; the log keeps every line."""
-    found = sorted(findings(report, text=plain, reanchored=not attention_only), key=lambda f: LEVELS.index(f.level))
+    found = findings(report, text=plain, reanchored=not attention_only, notes=not attention_only)
+    found.sort(key=lambda f: LEVELS.index(f.level))
     lines = [_annotation(finding) for finding in found]
     if not attention_only and report.ungrounded_pages:
         pages = report.ungrounded_pages
@@ -186,7 +187,15 @@ def _properties(finding: Finding) -> dict[str, Any]:
         properties.update(verdict=evidence.verdict.value, resource=evidence.resource, resourceNow=evidence.resource_now)
     if finding.reference is not None:
         ref = finding.reference
-        properties.update(line=ref.line, text=ref.text, target=ref.target, what=ref.what, renamedTo=ref.renamed_to)
+        properties.update(
+            line=ref.line,
+            text=ref.text,
+            target=ref.target,
+            what=ref.what,
+            renamedTo=ref.renamed_to,
+            attention=ref.attention,
+            note=ref.note,
+        )
     return properties
 
 
@@ -221,7 +230,8 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 def sarif_log(report: SweepReport, max_results: int = SARIF_RESULT_LIMIT) -> dict[str, Any]:
     """The SARIF log: one run of Wikiwarden, a result per finding that needs attention (never re-anchored
-    evidence: a result is an alert), errors before warnings, at most `max_results` of them."""
+    evidence: a result is an alert) and per broken reference that is only a note (level `note`), errors before
+    warnings before notes, at most `max_results` of them."""
     found = sorted(findings(report, text=sarif_text), key=lambda f: LEVELS.index(f.level))
     run: dict[str, Any] = {
         "tool": {

@@ -7,6 +7,7 @@ import posixpath
 from .snapshot import Kind, Snapshot
 
 DEFAULT_WIKI_DIR = "openwiki"
+CONFIG_PATH = ".github/wikiwarden.yml"  # a repository's own settings (read by bot.usecases.config)
 CLAIMS_DIR = ".claims"
 RESERVED_PAGES = frozenset({"index.md", "log.md", "instructions.md", "_plan.md"})
 
@@ -17,6 +18,14 @@ def normalize_wiki_dir(wiki_dir: str) -> str:
     first = cleaned.split("/", 1)[0].lower()
     if cleaned in ("", ".") or first in ("..", ".git"):
         raise ValueError(f"wiki folder must be a folder inside the repository, got {wiki_dir!r}")
+    return cleaned
+
+
+def normalize_repo_path(value: str) -> str:
+    """A file path of the repository, relative to its top; ValueError for one outside it or the top itself."""
+    cleaned = posixpath.normpath(value.replace("\\", "/").strip()).lstrip("/")
+    if cleaned in ("", ".") or cleaned.split("/", 1)[0] in ("..", ".git"):
+        raise ValueError(f"must be a file inside the repository, got {value!r}")
     return cleaned
 
 

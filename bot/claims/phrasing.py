@@ -23,6 +23,8 @@ def summary_line(report: SweepReport) -> str:
         line += f"; {plural(s['page_errors'], 'unreadable sidecar')}"
     if s["broken_references"]:
         line += f"; {plural(s['broken_references'], 'broken reference')}"
+    if s.get("reference_notes"):
+        line += f"; {plural(s['reference_notes'], 'reference note')}"
     return line
 
 

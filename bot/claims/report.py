@@ -10,7 +10,7 @@ from .attention import attention_only as needing_attention
 from .inert import code, fence, prose
 from .jsonout import dumps_chunks
 from .phrasing import broken_note, diff_lines, evidence_note, summary_line
-from .results import ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
+from .results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from .verdicts import Verdict
 from .wording import clip, one_line, plural, printable
 
@@ -100,13 +100,31 @@ def render_text(report: SweepReport, verbose: bool = False, attention_only: bool
                 out.extend(f"        {printable(line)}" for line in diff_lines(evidence.old_text, evidence.new_text))
         if fresh:
             out.append(f"  ✓ {fresh} fresh")
-    if report.broken_references:
+    failing = [ref for ref in report.broken_references if ref.attention]
+    notes = [ref for ref in report.broken_references if not ref.attention]
+    if failing:
         out.append("")
-        out.append(f"Broken references ({len(report.broken_references)}):")
-        for ref in report.broken_references:
+        out.append(f"Broken references ({len(failing)}):")
+        for ref in failing:
             target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
             note = broken_note(ref, report.base is not None)
             out.append(f"  ✗ {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}")
+    if notes and verbose:
+        out.append("")
+        out.append(f"References to check, not failing ({len(notes)}):")
+        for ref in notes:
+            target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
+            note = broken_note(ref, report.base is not None)
+            out.append(f"  · {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}")
+            out.append(f"      {one_line(ref.note or '')}")
+    elif notes:
+        out.append("")
+        out.append(
+            f"{plural(len(notes), 'reference names', 'references name')} what is gone but not for certain: "
+            "notes, not failing (--verbose lists them)."
+        )
+    for skipped, why in report.skipped_pages:
+        out.append(f"Not read: {one_line(skipped)}: {one_line(why)}")
     coverage = _coverage_line(report)
     if coverage:
         out.append("")
@@ -186,12 +204,18 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
     if unreadable:
         body += ["", f"### Unreadable sidecars ({len(unreadable)})", ""]
         body += [f"- {code(p.sidecar)}: {prose(p.error or '')}" for p in unreadable]
-    if report.broken_references:
-        body += ["", f"### Broken references ({len(report.broken_references)})", ""]
-        for ref in report.broken_references:
-            target = "" if ref.target == ref.text else f" ({code(ref.target)})"
-            note = prose(broken_note(ref, report.base is not None))
-            body.append(f"- {code(ref.page)} line {ref.line}: {code(ref.text)}{target}: {note}")
+    failing = [ref for ref in report.broken_references if ref.attention]
+    notes = [ref for ref in report.broken_references if not ref.attention]
+    if failing:
+        body += ["", f"### Broken references ({len(failing)})", ""]
+        body += [_md_reference(ref, report) for ref in failing]
+    if notes:
+        body += ["", f"<details><summary>References to check, not failing ({len(notes)})</summary>", ""]
+        body += [f"{_md_reference(ref, report)} — {prose(ref.note or '')}" for ref in notes]
+        body += ["", "</details>"]
+    if report.skipped_pages:
+        body += ["", f"### Pages not read ({len(report.skipped_pages)})", ""]
+        body += [f"- {code(page)}: {prose(why)}" for page, why in report.skipped_pages]
     coverage = _coverage_line(report)
     if coverage:
         body += ["", f"### {prose(coverage)}", "", "<details><summary>per page</summary>", ""]
@@ -199,6 +223,12 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
         body += [f"| {prose(c.page)} | {c.claims} | {c.paragraphs} | {c.grounded} |" for c in report.coverage]
         body += ["", "</details>"]
     return _truncate("\n".join(head + body) + "\n", limit)
+
+
+def _md_reference(ref: BrokenReference, report: SweepReport) -> str:
+    target = "" if ref.target == ref.text else f" ({code(ref.target)})"
+    note = prose(broken_note(ref, report.base is not None))
+    return f"- {code(ref.page)} line {ref.line}: {code(ref.text)}{target}: {note}"
 
 
 def _truncate(text: str, limit: int | None) -> str:
@@ -288,6 +318,7 @@ def _document(report: SweepReport, attention_only: bool, pages: list[Any]) -> di
             ref._asdict() | {"at": list(ref.at) if ref.at else None} for ref in shown.broken_references
         ],
         "coverage": [c._asdict() for c in shown.coverage],
+        "skipped_pages": [{"page": page, "why": why} for page, why in shown.skipped_pages],
     }
 
 

@@ -48,7 +48,8 @@ class PageResult:
 
 class BrokenReference(NamedTuple):
     """A code span or link of a page naming what is gone: a definition or file the change removed or renamed, or
-    (a full sweep) a path that does not exist."""
+    (a full sweep) a path that does not exist. It fails the check only when it is certain (`attention`); else it
+    is a note, and `note` says why."""
 
     page: str
     line: int  # the page line the mention stands on
@@ -56,8 +57,11 @@ class BrokenReference(NamedTuple):
     target: str  # what it named: a definition's qualified name, or a path
     path: str  # the file the target was in (the path itself when the target is a path)
     what: str  # "removed", "renamed" or "missing" (no such path)
-    renamed_to: str | None = None  # the new qualified name, when renamed
+    renamed_to: str | None = None  # the new qualified name or path, when renamed
     at: tuple[str, int] | None = None  # where the head shows it: the renamed or emptied file and line
+    kind: str = "code"  # how the page names it: a code span ("code") or a link ("link")
+    attention: bool = True  # it fails the check; False: a note (`note` says why it does not)
+    note: str | None = None
 
 
 class PageCoverage(NamedTuple):
@@ -79,6 +83,7 @@ class SweepReport:
     unaffected_pages: int = 0  # diff-aware sweep: pages citing nothing the change touched, not re-checked
     broken_references: tuple[BrokenReference, ...] = ()
     coverage: tuple[PageCoverage, ...] = ()  # every page's, when the check measured it
+    skipped_pages: tuple[tuple[str, str], ...] = ()  # (page, why) pages the check could not read: too large
     summary: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -94,7 +99,8 @@ class SweepReport:
             page_errors=sum(1 for p in self.pages if p.error),
             ungrounded_pages=len(self.ungrounded_pages),
             unaffected_pages=self.unaffected_pages,
-            broken_references=len(self.broken_references),
+            broken_references=sum(1 for ref in self.broken_references if ref.attention),
+            reference_notes=sum(1 for ref in self.broken_references if not ref.attention),
         )
         object.__setattr__(self, "summary", summary)
 
@@ -112,9 +118,9 @@ class SweepReport:
     @cached_property
     def needs_attention(self) -> bool:
         """True when any claim is stale, unresolved or in error, a page could not be read, or a page names code
-        that is gone."""
+        that is gone for certain (a broken reference that is only a note does not count)."""
         summary = self.summary  # counted already: no second pass over 100k claims
-        return bool(self.broken_references or summary["page_errors"]) or any(
+        return bool(summary["broken_references"] or summary["page_errors"]) or any(
             summary[verdict.value] for verdict in Verdict if verdict.needs_attention
         )
 

@@ -11,6 +11,8 @@ from ..claims.options import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ..usecases.check import check
+from ..usecases.config import read_repo_config
+from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import settled_pages
 from .checks import (
     FIX_ACTION,
@@ -24,7 +26,6 @@ from .checks import (
 )
 from .client import GitHubClient
 from .failures import permanent_text
-from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime

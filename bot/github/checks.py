@@ -25,8 +25,8 @@ from ..claims.report import render_markdown
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from ..claims.verdicts import Verdict
 from ..claims.wording import clip, plural
+from ..usecases.config_file import RepoConfig
 from .client import GitHubClient
-from .repo_config import RepoConfig
 
 CHECK_NAME = "Wikiwarden"
 SUMMARY_LIMIT = 65_535
@@ -120,7 +120,12 @@ def _reference_annotation(ref: BrokenReference) -> dict[str, Any] | None:
     if ref.at is None:
         return None
     path, line = ref.at
-    happened = f"renamed to `{plain(ref.renamed_to)}` here" if ref.renamed_to else "removed here"
+    if ref.renamed_to and ref.target == ref.path:
+        happened = f"renamed to `{plain(ref.renamed_to)}`: this file"
+    elif ref.renamed_to:
+        happened = f"renamed to `{plain(ref.renamed_to)}` here"
+    else:
+        happened = "removed here"
     return {
         "path": path,
         "start_line": line,
@@ -186,8 +191,9 @@ def check_output(
     unreadable = {page.page for page in report.pages if page.error}  # a person must mend its sidecar first
     ungrounded = [page for page in report.ungrounded_pages if page not in settled and page not in unreadable]
     attention = [(p, c) for p, c in report.claims() if c.touched and c.verdict.needs_attention]
-    # references a change broke need attention; paths a full sweep finds missing were so before it
-    broken_references = list(report.broken_references) if report.base is not None else []
+    # references a change broke for certain need attention (notes do not); paths a full sweep finds missing were
+    # so before it
+    broken_references = [r for r in report.broken_references if r.attention] if report.base is not None else []
     needs_attention = bool(attention) or report.summary["page_errors"] > 0 or bool(broken_references)
     annotations: list[dict[str, Any]] = []
     for page, claim in attention:

@@ -21,6 +21,7 @@ from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import FixRequest
 from ..source.github import GitHubSnapshot, GitHubSource
 from ..source.memory import SweepMemory
+from ..usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
 from ..usecases.fix import prepare_fix, run_fix
 from .client import GitHubClient
 from .proposing import run_proposal
@@ -40,7 +41,6 @@ from .pulls import (
     plan_publication,
     proposal,
 )
-from .repo_config import CONFIG_PATH, ConfigError, RepoConfig
 
 if TYPE_CHECKING:
     from ..fix.engine import Decider

@@ -17,13 +17,14 @@ from ..claims.inert import code, prose
 from ..claims.options import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import GroundRequest
+from ..usecases.config import read_repo_config
+from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import prepare_ground, run_ground
 from .client import GitHubClient
 from .ground_proposal import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
 from .proposing import run_proposal
 from .publish import inspect_branch, propose, proposed_paths
 from .pulls import GROUND, ProposalStatus, announce, evidence_links, iso_time, plan_publication
-from .repo_config import CONFIG_PATH, ConfigError, read_repo_config
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime

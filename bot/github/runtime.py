@@ -23,12 +23,13 @@ from ..metrics import JOB_SECONDS, JOBS_RUNNING
 from ..settings import Settings
 from ..source.github import GitHubSnapshot, GitHubSource, SourceCache
 from ..source.memory import SharedIndex
+from ..usecases.config import read_repo_config
+from ..usecases.config_file import RepoConfig
 from .auth import InstallationTokens
 from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
 from .pulls import FIX, GROUND
-from .repo_config import RepoConfig, read_repo_config
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,12 @@ nothing costs no page read at all.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..claims.results import BrokenReference, PageCoverage
 from .quotes import Quotes, coverage
-from .references import DeadReference, Mention, is_folder, path_of
+from .references import DeadReference, Mention, is_folder, link_paths, path_of
 from .symbols import SymbolIndex
 
 
@@ -39,32 +39,77 @@ def gone(before: SymbolIndex, after: SymbolIndex, paths_before: Collection[str],
     return Gone(frozenset(names), frozenset(p for p in paths_before if p not in paths_after))
 
 
-def may_name(mention: Mention, page: str, what: Gone) -> bool:
+def may_name(mention: Mention, page: str, what: Gone, site_root: str | None = None) -> bool:
     """Whether a mention can name something gone (cheap: decides which pages' references are resolved)."""
-    path = path_of(mention, page)
-    if path is not None and any(p == path or p.startswith(path.rstrip("/") + "/") for p in what.paths):
-        return True
+    paths = link_paths(mention, page, site_root) if mention.kind == "link" else [path_of(mention, page)]
+    for path in paths:
+        if path is not None and any(p == path or p.startswith(path.rstrip("/") + "/") for p in what.paths):
+            return True
     words = mention.text.replace("::", ".").replace("#", ".").partition("(")[0].strip()
     return words in what.names or words.rpartition(".")[2] in what.names
 
 
-def missing_paths(page: str, mentioned: Iterable[Mention], paths: Collection[str]) -> list[BrokenReference]:
+def missing_paths(
+    page: str,
+    mentioned: Iterable[Mention],
+    paths: Collection[str],
+    site_root: str | None = None,
+) -> list[BrokenReference]:
     """Of a page's mentions (`mentions`, or its kept reading's), the links and the code spans shaped like a
     repository path that name a path that does not exist.
 
     A code span is taken for a path only when it has a folder and a file name with an extension and its first
     folder exists in the repository (`src/old.py`, not `/usr/bin/env`, `a/b` or `npm run build`); a relative
-    link always names a path of the repository.
+    link names a path of the repository, wherever a docs site would look for it (`link_paths`): missing only when
+    none of them exists.
     """
     found = []
     for mention in mentioned:
-        path = path_of(mention, page)
-        if path is None or path in paths or is_folder(path, paths):
-            continue
-        if mention.kind == "code" and not _path_shaped(path, paths):
-            continue
-        found.append(BrokenReference(page, mention.line, mention.text, path, path, "missing"))
+        if mention.kind == "link":
+            readings = link_paths(mention, page, site_root)
+            if not readings or any(p in paths or is_folder(p, paths) for p in readings):
+                continue
+            path = readings[0]
+        else:
+            code_path = path_of(mention, page)
+            if code_path is None or code_path in paths or is_folder(code_path, paths):
+                continue
+            if not _path_shaped(code_path, paths):
+                continue
+            path = code_path
+        found.append(BrokenReference(page, mention.line, mention.text, path, path, "missing", kind=mention.kind))
     return found
+
+
+def runtime_notes(
+    missing: Iterable[BrokenReference],
+    committed: Collection[str] | None,
+    ignored: Callable[[str], bool],
+    wiki_dir: str,
+) -> list[BrokenReference]:
+    """Missing paths a program makes at run time are no broken reference, and become notes: a code span naming a
+    path git ignores, or one shaped like a working file (a dot-file or a file in a dot-folder, `.langsmith.json`;
+    in the wiki folder, a name starting with `_`, OpenWiki's `_plan.md`) that no commit of the repository's
+    history ever held (`committed`: those of the paths that one did; None when the source cannot tell, and the
+    shape decides). A deleted file, a typo or an invented path stays certain, and so does a link: it sends a
+    reader nowhere either way."""
+    found = []
+    for ref in missing:
+        note = None
+        if ref.kind == "code":
+            if ignored(ref.path):
+                note = "a path git ignores: a file made at run time, not kept in the repository"
+            elif working_file(ref.path, wiki_dir) and (committed is None or ref.path not in committed):
+                note = "a working file never in this repository's history: made at run time"
+        found.append(ref if note is None else ref._replace(attention=False, note=note))
+    return found
+
+
+def working_file(path: str, wiki_dir: str) -> bool:
+    parts = path.split("/")
+    if any(part.startswith(".") for part in parts):
+        return True
+    return (path + "/").startswith(wiki_dir + "/") and parts[-1].startswith("_")
 
 
 def _path_shaped(path: str, paths: Collection[str]) -> bool:
@@ -84,10 +129,15 @@ def broken(dead: Iterable[DeadReference], paths_after: Collection[str]) -> list[
     for ref in dead:
         target = ref.target
         definition = target.definition
+        kind = ref.mention.kind
         if definition is None:
             found.append(
-                BrokenReference(ref.page, ref.mention.line, ref.mention.text, target.path, target.path, "removed")
-            )
+                BrokenReference(
+                    ref.page, ref.mention.line, ref.mention.text, target.path, target.path, ref.what, ref.moved_to,
+                    (ref.moved_to, 1) if ref.moved_to is not None and ref.moved_to in paths_after else None,
+                    kind=kind,
+                )
+            )  # fmt: skip
             continue
         at: tuple[str, int] | None = None
         renamed = ref.renamed_to.qualified if ref.renamed_to is not None else None
@@ -105,13 +155,15 @@ def broken(dead: Iterable[DeadReference], paths_after: Collection[str]) -> list[
                 ref.what,
                 renamed,
                 at,
+                kind=kind,
             )
         )
     return found
 
 
-def page_coverage(page: str, blocks: Iterable[str], claim_ids: list[str], quotes: Quotes) -> PageCoverage:
-    measured = coverage(blocks, claim_ids, quotes.quotes)
+def page_coverage(page: str, blocks: Iterable[str], claims: Sequence[tuple[str, str]], quotes: Quotes) -> PageCoverage:
+    """A page's coverage from its blocks of prose, its claims (id, statement) and its quotes."""
+    measured = coverage(blocks, claims, quotes.quotes)
     return PageCoverage(page, measured.claims, measured.paragraphs, measured.grounded)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -108,10 +108,42 @@ def prose_blocks(page_text: str) -> list[str]:
     return blocks
 
 
-def coverage(blocks: Iterable[str], claim_ids: list[str], quotes: Mapping[str, str]) -> Coverage:
-    """How much of a page its claims ground, from its blocks of prose (`prose_blocks`): a block is grounded when
-    a claim's quote stands in it (or the quote spans it)."""
-    wanted = [squeezed(quotes[i]) for i in claim_ids if i in quotes and quotes[i].strip()]
+# A claim without a quote grounds the block of prose holding most of its statement's words, when it holds this
+# share of them at least: statements paraphrase the page (OpenWiki's never quote it), so no exact match is asked.
+STATEMENT_WORDS_SHARE = 0.5
+_WORD = re.compile(r"[a-z_][\w.-]*[a-z0-9_]|[a-z0-9]{3,}")
+_COMMON = frozenset(
+    {
+        "the", "and", "for", "with", "that", "this", "are", "from", "its", "into", "not", "but", "any", "all", "one",
+        "each", "when", "then", "than", "only", "also", "has", "have", "was", "were", "been", "can", "may", "must",
+        "will", "would", "should", "does", "did", "which", "what", "who", "how", "where", "there", "their", "them",
+        "they", "our", "your", "you", "via", "per",
+    }
+)  # fmt: skip
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in _COMMON}
+
+
+def coverage(blocks: Iterable[str], claims: Sequence[tuple[str, str]], quotes: Mapping[str, str]) -> Coverage:
+    """How much of a page its claims ground, from its blocks of prose (`prose_blocks`) and its claims (id and
+    statement): a block is grounded when a claim's quote stands in it (or the quote spans it), or, for a claim
+    without a quote (grounded by hand, or by OpenWiki), when it holds the most of the claim's statement's words
+    of any block, and at least `STATEMENT_WORDS_SHARE` of them."""
     squeezed_blocks = [squeezed(b) for b in blocks]
-    grounded = sum(1 for block in squeezed_blocks if any(q in block or (block and block in q) for q in wanted))
-    return Coverage(len(claim_ids), len(squeezed_blocks), grounded)
+    wanted = [squeezed(quotes[i]) for i, _ in claims if i in quotes and quotes[i].strip()]
+    grounded = {n for n, b in enumerate(squeezed_blocks) if any(q in b or (b and b in q) for q in wanted)}
+    unquoted = [statement for i, statement in claims if not (i in quotes and quotes[i].strip())]
+    if unquoted and squeezed_blocks:
+        block_words = [_words(block) for block in squeezed_blocks]
+        for statement in unquoted:
+            words = _words(statement)
+            if not words:
+                continue
+            shares = [len(words & found) / len(words) for found in block_words]
+            share = max(shares)
+            best = shares.index(share)  # the first of the best
+            if share >= STATEMENT_WORDS_SHARE:
+                grounded.add(best)
+    return Coverage(len(claims), len(squeezed_blocks), len(grounded))

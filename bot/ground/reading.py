@@ -16,10 +16,12 @@ from typing import Any, NamedTuple
 
 from .. import __version__
 from ..claims.text import sha_hex
+from .formats import page_kind, page_mentions
 from .quotes import prose_blocks
-from .references import MAX_SPAN, Mention, mentions
+from .references import MAX_SPAN, Mention
+from .silence import unsilenced
 
-FORMAT = 1
+FORMAT = 2  # 2: mentions a comment silences are left out; pages of every kind
 _KINDS = frozenset({"code", "link"})
 
 
@@ -30,9 +32,16 @@ class PageReading(NamedTuple):
     blocks: tuple[str, ...]
 
 
-def read_page(page_text: str) -> PageReading:
-    """The page's reading, from one parse of its Markdown (`mentions` and `prose_blocks` share it)."""
-    return PageReading(tuple(mentions(page_text)), tuple(prose_blocks(page_text)))
+def live_mentions(page: str, page_text: str) -> list[Mention]:
+    """The mentions of a page of any kind a check reads (`page_mentions`), but those a comment silences."""
+    return unsilenced(page_text, page_mentions(page, page_text))
+
+
+def read_page(page: str, page_text: str) -> PageReading:
+    """The page's reading: its live mentions and, for Markdown (which alone holds claims), its blocks of prose,
+    from one parse (`mentions` and `prose_blocks` share it)."""
+    blocks = tuple(prose_blocks(page_text)) if page_kind(page) == "markdown" else ()
+    return PageReading(tuple(live_mentions(page, page_text)), blocks)
 
 
 def reading_context() -> str | None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 from urllib.parse import unquote
 
@@ -63,17 +63,18 @@ class Reference:
 
 @dataclass(frozen=True, slots=True)
 class DeadReference:
-    """A reference whose target is gone: removed, or renamed (`renamed_to` then says to what)."""
+    """A reference whose target is gone: removed, or renamed (`renamed_to` or `moved_to` then says to what)."""
 
     page: str
     mention: Mention
     target: Target  # what it named at the base
-    renamed_to: Definition | None = None
+    renamed_to: Definition | None = None  # a definition's new name
     gone_path: bool = False  # the path itself is gone (else: the definition is)
+    moved_to: str | None = None  # a path's new path: git saw the file (or every file of the folder) renamed
 
     @property
     def what(self) -> str:
-        return "renamed" if self.renamed_to is not None else "removed"
+        return "renamed" if self.renamed_to is not None or self.moved_to is not None else "removed"
 
 
 def page_body(page_text: str) -> str:
@@ -115,22 +116,78 @@ def mentions(page_text: str) -> list[Mention]:
 
 
 def path_of(mention: Mention, page: str) -> str | None:
-    """The repository path a mention may name, normalised; None when it cannot be one."""
+    """The repository path a mention may name, normalised; None when it cannot be one. A link's first reading:
+    relative to the page's own folder (`link_paths` gives every reading a docs site allows)."""
     text = mention.text.strip()
     if mention.kind == "link":
-        if re.match(r"^[a-z][a-z0-9+.-]*:", text, re.I) or text.startswith("#"):
-            return None  # another scheme (https:, mailto:) or an anchor of the page itself
-        text = unquote(text.split("#", 1)[0].split("?", 1)[0])  # CommonMark percent-encodes `café.py`
-        if not text:
+        href = _href(text)
+        if href is None:
             return None
-        joined = text.lstrip("/") if text.startswith("/") else posixpath.join(posixpath.dirname(page), text)
-        path = posixpath.normpath(joined)
-        return None if path.startswith("../") or path in (".", "..") else path
+        joined = href.lstrip("/") if href.startswith("/") else posixpath.join(posixpath.dirname(page), href)
+        return _inside(joined)
     text = _LOCATION.sub("", text)
     if " " in text or not text or text.startswith("-"):
         return None
-    path = posixpath.normpath(text.removeprefix("./").lstrip("/"))
-    return None if path.startswith("../") or path in (".", "..") else path
+    return _inside(text.removeprefix("./").lstrip("/"))
+
+
+def _href(text: str) -> str | None:
+    """A link's path part, decoded; None for another scheme (https:, mailto:) or an anchor of the page itself."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:", text, re.I) or text.startswith("#"):
+        return None
+    href = unquote(text.split("#", 1)[0].split("?", 1)[0])  # CommonMark percent-encodes `café.py`
+    return href or None
+
+
+def _inside(path: str) -> str | None:
+    """`path` normalised, None when it leaves the repository or names its top."""
+    normal = posixpath.normpath(path)
+    return None if normal.startswith("../") or normal in (".", "..") else normal
+
+
+# The files a docs site serves for a link without one (`guide/`, `guide`): MkDocs, Sphinx, MyST, Docusaurus.
+DOC_SUFFIXES = (".md", ".mdx", ".rst", ".markdown")
+_FOLDER_PAGES = ("index.md", "README.md", "index.mdx", "index.rst", "README.rst")
+
+
+def link_paths(mention: Mention, page: str, site_root: str | None = None) -> list[str]:
+    """Every repository path a link of `page` may name, as a docs site resolves it, best first.
+
+    Relative to the page's folder, as the source files sit; and, on a site (`site_root`, the folder a MkDocs or
+    Sphinx build serves) with directory URLs, relative to the page's own URL (`docs/a/b.md` is served at
+    `/a/b/`, so `../c` from it is `docs/a/c`); `/x` from the repository's top and from the site's. Each reading
+    may name a file as written, the page a docs site builds from it (`c` → `c.md`, `c.rst`; `c/` → `c/index.md`,
+    `c/README.md`; `c.html` → `c.md`), or a folder.
+    """
+    href = _href(mention.text.strip())
+    if href is None:
+        return []
+    if href.startswith("/"):
+        bases = [href.lstrip("/")]
+        if site_root:
+            bases.append(f"{site_root}/{href.lstrip('/')}")
+    else:
+        folder = posixpath.dirname(page)
+        bases = [posixpath.join(folder, href)]
+        if site_root and (page + "/").startswith(site_root + "/"):
+            stem, suffix = posixpath.splitext(posixpath.basename(page))
+            served = folder if stem.lower() in ("index", "readme") else posixpath.join(folder, stem)
+            if suffix.lower() in DOC_SUFFIXES and served != folder:
+                bases.append(posixpath.join(served, href))
+    found: list[str] = []
+    for base in bases:
+        path = _inside(base)
+        if path is None:
+            continue
+        readings = [path]
+        stem, suffix = posixpath.splitext(path)
+        if suffix.lower() in (".html", ".htm"):
+            readings += [stem + s for s in DOC_SUFFIXES]
+        elif not suffix or href.endswith("/"):
+            readings += [path + s for s in DOC_SUFFIXES]
+            readings += [f"{path}/{name}" for name in _FOLDER_PAGES]
+        found += [r for r in readings if r not in found]
+    return found
 
 
 def _symbol_of(mention: Mention) -> str | None:
@@ -143,8 +200,14 @@ def _symbol_of(mention: Mention) -> str | None:
     return re.sub(r"::|#", ".", matched["name"])
 
 
-def resolve(mention: Mention, page: str, paths: Collection[str], index: SymbolIndex) -> tuple[Target, ...]:
-    """What a mention names in a repository of `paths` (files, and the folders they make) and `index`."""
+def resolve(
+    mention: Mention, page: str, paths: Collection[str], index: SymbolIndex, site_root: str | None = None
+) -> tuple[Target, ...]:
+    """What a mention names in a repository of `paths` (files, and the folders they make) and `index` (a link: the
+    first of its `link_paths` that exists)."""
+    if mention.kind == "link":
+        path = next((p for p in link_paths(mention, page, site_root) if p in paths or is_folder(p, paths)), None)
+        return (Target(path),) if path is not None else ()
     path = path_of(mention, page)
     if path is not None and (path in paths or is_folder(path, paths)):
         return (Target(path),)
@@ -190,12 +253,19 @@ def is_folder(path: str, paths: Collection[str]) -> bool:
 
 
 def references(
-    page: str, page_text: str, paths: Collection[str], index: SymbolIndex, skip: Callable[[str], bool] | None = None
+    page: str,
+    page_text: str,
+    paths: Collection[str],
+    index: SymbolIndex,
+    skip: Callable[[str], bool] | None = None,
+    site_root: str | None = None,
+    mentioned: Iterable[Mention] | None = None,
 ) -> list[Reference]:
-    """The page's mentions that resolve: its references (`skip` leaves out targets such as the wiki itself)."""
+    """The page's mentions (`mentioned`, else its Markdown's) that resolve: its references (`skip` leaves out
+    targets such as the wiki itself)."""
     found = []
-    for mention in mentions(page_text):
-        targets = tuple(t for t in resolve(mention, page, paths, index) if not (skip and skip(t.path)))
+    for mention in mentions(page_text) if mentioned is None else mentioned:
+        targets = tuple(t for t in resolve(mention, page, paths, index, site_root) if not (skip and skip(t.path)))
         if targets:
             found.append(Reference(page, mention, targets))
     return found
@@ -213,20 +283,45 @@ def dead_paths(found: Iterable[Reference], paths: Collection[str]) -> list[DeadR
 
 @dataclass(frozen=True)
 class ChangedCode:
-    """What the change did to the code pages can name: the paths before and after, and the definitions of the
-    files it changed, on both sides (the other files' are the same on both, and not needed)."""
+    """What the change did to the code pages can name: the paths before and after, the definitions of the files
+    it changed, on both sides (the other files' are the same on both, and not needed), and the files git saw
+    renamed (old path → new path, by its rename detection)."""
 
     paths_before: Collection[str]
     paths_after: Collection[str]
     changed: Collection[str]  # paths the change touched, on either side
     before: SymbolIndex  # definitions in the changed files at the base
     after: SymbolIndex  # ... and at the head
+    renames: Mapping[str, str] = field(default_factory=dict)
+
+
+# A renamed definition is named only when its body, without its name, is this distinctive: two lines or more (a
+# one-line field or constant, `errorName: string;`, reads like any other new one of its type).
+MIN_RENAMED_LINES = 2
 
 
 def _body(definition: Definition, lines: list[str]) -> str:
     """A definition's text without its name (the signature's name replaced), to see the same code renamed."""
     text = "\n".join(line.strip() for line in lines[definition.start - 1 : definition.end])
     return re.sub(rf"\b{re.escape(definition.name)}\b", "\0", text, count=1)
+
+
+def renamed_path(path: str, code: ChangedCode) -> str | None:
+    """Where git saw the file at `path` renamed to, or, for a folder, the one folder its every file went to (each
+    renamed, none left, and the name of the folder's part of their paths the same after)."""
+    if path in code.renames:
+        return code.renames[path]
+    prefix = path.rstrip("/") + "/"
+    inside = [p for p in code.paths_before if p.startswith(prefix)]
+    if not inside or any(p not in code.renames for p in inside):
+        return None
+    folders = set()
+    for old in inside:
+        new, tail = code.renames[old], old[len(prefix) :]
+        if not new.endswith("/" + tail):
+            return None
+        folders.add(new[: -len(tail) - 1])
+    return folders.pop() if len(folders) == 1 else None
 
 
 def dead_after(
@@ -238,10 +333,11 @@ def dead_after(
 ) -> list[DeadReference]:
     """The references (resolved at the base) whose every target the change removed.
 
-    A definition target is gone when it stood in a changed file and no file at the head defines its name: not a
-    changed one (`code.after`), and not an unchanged one (`still_defined(name)`, which the caller answers from
-    the base's other files). When the head has one new definition whose body is the removed one's, it was
-    renamed to it.
+    A path target is gone when no file or folder stands there at the head; renamed when git saw it renamed. A
+    definition target is gone when it stood in a changed file and no file at the head defines its name: not a
+    changed one (`code.after`), and not an unchanged one (`still_defined(name)`, which the caller answers from the
+    base's other files). When the head has one new definition whose body is the removed one's, it was renamed
+    to it.
     """
     dead = []
     for ref in found:
@@ -253,7 +349,8 @@ def dead_after(
                 if target.path in code.paths_after or is_folder(target.path, code.paths_after):
                     alive = True
                 else:
-                    gone.append(DeadReference(ref.page, ref.mention, target, gone_path=True))
+                    moved = renamed_path(target.path, code)
+                    gone.append(DeadReference(ref.page, ref.mention, target, gone_path=True, moved_to=moved))
                 continue
             if definition.path not in code.changed or lookup(definition.qualified, code.after):
                 alive = True
@@ -268,13 +365,31 @@ def dead_after(
     return dead
 
 
+def lives_on(dead: DeadReference, at_head: SymbolIndex, header: Callable[[Definition], str]) -> bool:
+    """Whether a member a reference named is still reachable under its old name, though its definition went: its
+    class survives as an alias of another (`Client = AsyncClient`), or the class survives and the member moved up
+    into a base it derives from (`AsyncClient.stream` now `BaseClient.stream`; `header` gives a definition's first
+    lines at the head, where its bases are written)."""
+    definition = dead.target.definition
+    if definition is None or "." not in definition.qualified:
+        return False
+    holders = lookup(definition.qualified.rsplit(".", 1)[0], at_head)
+    if any(h.kind in ("variable", "constant") for h in holders):
+        return True
+    moved = dead.renamed_to
+    if moved is None or moved.name != definition.name or "." not in moved.qualified:
+        return False
+    base = moved.qualified.rsplit(".", 1)[0].rsplit(".", 1)[-1]
+    return any(h.kind == "class" and re.search(rf"\b{re.escape(base)}\b", header(h)) for h in holders)
+
+
 def _renamed(
     definition: Definition,
     code: ChangedCode,
     texts_before: Callable[[str], list[str]] | None,
     texts_after: Callable[[str], list[str]] | None,
 ) -> Definition | None:
-    if texts_before is None or texts_after is None:
+    if texts_before is None or texts_after is None or definition.end - definition.start + 1 < MIN_RENAMED_LINES:
         return None
     body = _body(definition, texts_before(definition.path))
     before_names = {d.qualified for d in code.before.definitions}

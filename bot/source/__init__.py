@@ -7,7 +7,7 @@ demand before the pure core reads them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from ..claims.snapshot import Change, Snapshot
@@ -33,4 +33,10 @@ class Source(Protocol):
 
     def files(self, snapshot: Snapshot) -> list[str]:
         """Every file path of the snapshot (what the fix's search tool may look through)."""
+        ...
+
+    async def ever_committed(self, snapshot: Snapshot, paths: Sequence[str]) -> set[str] | None:
+        """Of `paths`, those some commit of the snapshot's history held (for a working tree or index, HEAD's
+        history); None when the source cannot tell. Tells a file a program makes at run time, never committed,
+        from one a change removed."""
         ...

@@ -20,7 +20,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -66,6 +66,7 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
 
 _SYMLINK_MODE = "120000"
 # What a change is: full ids and modes at both ends, renames found, no user diff drivers, submodules always listed.
+_PATHSPECS_PER_LOG = 200  # paths one `git log` is limited to (a command line stays short)
 _DIFF_RAW = ("diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none")
 _LS_TREE_RECORD = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")  # `ls-tree -z`: mode, type, id, path
 
@@ -394,6 +395,20 @@ class GitRepository:
             return self.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}").decode().strip()
         except GitError:
             return None
+
+    def ever_committed(self, commit: str | None, paths: Sequence[str]) -> set[str]:
+        """Of `paths`, those some commit of `commit`'s history held (HEAD's when None; none before the first
+        commit): one `git log` over the history, limited to those paths, in batches of pathspecs."""
+        start = commit or self.head_commit()
+        if start is None or not paths:
+            return set()
+        found: set[str] = set()
+        wanted = list(dict.fromkeys(paths))
+        for at in range(0, len(wanted), _PATHSPECS_PER_LOG):
+            specs = [f":(literal){p}" for p in wanted[at : at + _PATHSPECS_PER_LOG]]
+            out = self.git("log", "--format=", "--name-only", "-z", "--no-renames", start, "--", *specs)
+            found.update(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p.strip())
+        return found & set(wanted)
 
     def sizes(self, oids: Iterable[str]) -> dict[str, int | None]:
         """Sizes by blob id, None for a blob the object store lacks; one pipelined `--batch-check` for what is not
@@ -777,6 +792,9 @@ class LocalSource:
 
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
         snapshot.prefetch(paths)
+
+    async def ever_committed(self, snapshot: Snapshot, paths: Sequence[str]) -> set[str] | None:
+        return self.repo.ever_committed(snapshot.commit, paths)
 
     def files(self, snapshot: Snapshot) -> list[str]:
         if snapshot.commit is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,6 +25,7 @@ from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, git_blo
 from .shared_blobs import SharedBlobs, is_shared
 
 COMPARE_FILE_CAP = 300  # GitHub lists at most 300 files of a comparison
+HISTORY_PATHS_CAP = 20  # paths whose history one check asks GitHub about, one request each
 GRAPHQL_BATCH_OBJECTS = 100
 GRAPHQL_BATCH_BYTES = 4 << 20
 _MODES = {"100644": Kind.FILE, "100755": Kind.FILE, "120000": Kind.SYMLINK, "160000": Kind.OTHER}
@@ -175,6 +176,23 @@ class GitHubSource:
 
     def files(self, snapshot: Snapshot) -> list[str]:
         return list(self._own(snapshot).tree)
+
+    async def ever_committed(self, snapshot: Snapshot, paths: Sequence[str]) -> set[str] | None:
+        """One commit listing for each path (GitHub has no history query of many paths): up to
+        `HISTORY_PATHS_CAP` of them, else None (not worth a burst of requests: every such path stays certain)."""
+        held = self._own(snapshot)
+        wanted = list(dict.fromkeys(paths))
+        if len(wanted) > HISTORY_PATHS_CAP:
+            return None
+        found = set()
+        for path in wanted:
+            listing = await self.gh.getitem(
+                "/repos/{owner}/{repo}/commits{?sha,path,per_page}",
+                url_vars={"owner": self.owner, "repo": self.name, "sha": held.commit, "path": path, "per_page": 1},
+            )
+            if listing:
+                found.add(path)
+        return found
 
     def _own(self, snapshot: Snapshot) -> GitHubSnapshot:
         if not isinstance(snapshot, GitHubSnapshot) or snapshot.repo is not self:

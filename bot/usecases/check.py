@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import partial
 
@@ -15,8 +16,9 @@ from ..lifetime import outlive
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
+from .config import Overrides, read_config
 from .loop import off_the_loop, run_inline
-from .references import read_apart, unread_pages, with_references
+from .references import ReferenceRules, read_apart, reference_rules, unread_pages, with_references
 
 
 async def check(
@@ -28,9 +30,10 @@ async def check(
     references: bool = True,
     memory: SweepMemory | None = None,
     processes: int = 1,
+    rules: ReferenceRules | None = None,
 ) -> SweepReport:
     """Sweep the wiki at `head` through `change` (every claim, without one), and (unless `references` is False)
-    find the references pages make to code that is gone.
+    find the references pages make to code that is gone (on the pages `rules` has checked, its baseline's notes).
 
     The core says what it will read before it runs (the sidecars and the ignore file, then the files the
     loaded wiki cites), the source fetches that in batches, and the sweep runs off the event loop (if any). With a
@@ -59,7 +62,7 @@ async def check(
             await source.fetch(snapshot, paths)
         report = await off_the_loop(partial(sweeper.sweep, wiki))
         if references:
-            report = await with_references(source, head, change, options, report, readings, apart)
+            report = await with_references(source, head, change, options, report, readings, apart, rules)
     finally:
         if apart is not None:
             apart.discard()  # taken by now, unless something failed: then stopped
@@ -73,17 +76,23 @@ async def check_revisions(
     source: Source,
     head: str | Snapshot | None,
     base: str | None,
-    options: SweepOptions,
+    overrides: Overrides | None = None,
     memory: SweepMemory | None = None,
     processes: int = 1,
+    recheck_all: bool = False,
 ) -> SweepReport:
     """The check the command line runs: `head` a commit, a snapshot the caller chose (git's index), or the working
-    tree when None, through the change from commit `base` when given. A wiki folder that cannot be the wiki there
-    is an error (WikiFolderError), never a wiki with nothing to check."""
+    tree when None, through the change from commit `base` when given, with the repository's settings at the head
+    (`.github/wikiwarden.yml`) under the command line's `overrides`. A wiki folder that cannot be the wiki there
+    is an error (WikiFolderError), never a wiki with nothing to check; so is a config file or a baseline that
+    cannot be used (ConfigError, BaselineError)."""
     head_snapshot = head if head is not None and not isinstance(head, str) else await source.snapshot(head)
+    config = await read_config(source, head_snapshot, overrides)
+    options = config.sweep_options(recheck_all)
     require_wiki_folder(head_snapshot, options.wiki_dir)
+    rules = await reference_rules(source, head_snapshot, config)
     change = await source.change(base, head_snapshot) if base is not None else None
-    return await check(source, head_snapshot, change, options, memory=memory, processes=processes)
+    return await check(source, head_snapshot, change, options, memory=memory, processes=processes, rules=rules)
 
 
 def check_repository(
@@ -92,12 +101,15 @@ def check_repository(
     head: str | None = None,
     options: SweepOptions | None = None,
     *,
+    overrides: Overrides | None = None,
+    recheck_all: bool = False,
     staged: bool = False,
     memory: SweepMemory | None = None,
     processes: int = 1,
 ) -> SweepReport:
     """`check_revisions` on a local repository, from synchronous code (the command line, the demo), with the
-    sweep's `memory` when given (the command line's: `local_memory`), a large full sweep in `processes`.
+    sweep's `memory` when given (the command line's: `local_memory`), a large full sweep in `processes`. `options`,
+    when given, are the check's own, whatever the config file says (`overrides` override only what they set).
 
     `staged` checks git's index (what the next commit will hold) instead of the working tree, through the change
     from `base`, else from HEAD: a pre-commit hook blames the commit for what it does, not for claims that were
@@ -107,8 +119,13 @@ def check_repository(
         raise ValueError("a check reads the index or a commit, not both")
     if staged and base is None and repo.head_commit() is not None:
         base = "HEAD"
+    if options is not None:
+        overrides = dataclasses.replace(
+            overrides or Overrides(), wiki_dir=options.wiki_dir, max_file_bytes=options.max_file_bytes
+        )
+        recheck_all = options.recheck_all
     checked: str | Snapshot | None = repo.staged() if staged else head
-    return run_inline(check_revisions(LocalSource(repo), checked, base, options or SweepOptions(), memory, processes))
+    return run_inline(check_revisions(LocalSource(repo), checked, base, overrides, memory, processes, recheck_all))
 
 
 def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:

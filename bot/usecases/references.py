@@ -11,37 +11,94 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import pickle
+import posixpath
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
 from functools import partial
 
 from ..claims.fanout import Child
+from ..claims.ignore import IgnoreRules
 from ..claims.options import SweepOptions
 from ..claims.pages import is_grounded_page
 from ..claims.results import BrokenReference, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
-from ..ground.findings import broken, clip_lines, gone, may_name, missing_paths, page_coverage
+from ..ground.baseline import MAX_BASELINE_BYTES, BaselineError, parse_baseline, with_baseline
+from ..ground.certainty import PageRules, classified
+from ..ground.findings import (
+    broken,
+    clip_lines,
+    gone,
+    may_name,
+    missing_paths,
+    page_coverage,
+    runtime_notes,
+    working_file,
+)
+from ..ground.formats import page_kind
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
-from ..ground.reading import PageReading, ReadingCache, read_page
-from ..ground.references import ChangedCode, dead_after, lookup, mentions, references, resolve
-from ..ground.symbols import SymbolIndex, language_of
+from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
+from ..ground.references import ChangedCode, dead_after, lives_on, lookup, references, resolve
+from ..ground.symbols import Definition, SymbolIndex, language_of
 from ..source import Source
+from .config import Config
 
 
-def markdown_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> list[str]:
-    """Every Markdown file of the wiki a person reads (not in dot folders such as `.claims`; none larger than
-    `max_bytes`), sorted."""
-    found = []
+@dataclass(frozen=True)
+class ReferenceRules:
+    """What a repository says of its references: which pages are checked (not history, not excluded), and the
+    baseline of references broken before (its path, and what it holds)."""
+
+    pages: PageRules = field(default_factory=PageRules)
+    baseline: tuple[str, frozenset[tuple[str, str, str]]] | None = None
+
+
+async def reference_rules(source: Source, head: Snapshot, config: Config) -> ReferenceRules:
+    """What the settings say of references: the pages checked, and the baseline (read at `head`, the commit or
+    tree being checked); BaselineError when the baseline named cannot be used (missing, not a file, not one)."""
+    pages = PageRules.of(config.exclude, config.history)
+    path = config.baseline
+    if path is None:
+        return ReferenceRules(pages)
+    entry = head.entry(path)
+    if entry is None or entry.kind is not Kind.FILE:
+        what = "does not exist" if entry is None else "is not a regular file"
+        where = head.label if head.commit is not None else f"the {head.label}"  # the working tree, the index
+        raise BaselineError(
+            f"the baseline {path} {what} in {where}: write one with `wikiwarden check --write-baseline {path}`"
+        )
+    if entry.size is not None and entry.size > MAX_BASELINE_BYTES:
+        raise BaselineError(f"{path}: {entry.size:,} bytes; a baseline may hold at most {MAX_BASELINE_BYTES:,}")
+    await source.fetch(head, [path])
+    return ReferenceRules(pages, (path, parse_baseline(head.read(path), path)))
+
+
+def doc_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> tuple[list[str], list[tuple[str, int]]]:
+    """Every page of the wiki a person reads (a file of a kind `page_kind` reads, not in dot folders such as
+    `.claims`), sorted, and those too large to read (over `max_bytes`) with their sizes."""
+    found, too_large = [], []
     for path, entry in snapshot.walk(wiki_dir):
         relative = path[len(wiki_dir) + 1 :]
-        if (
-            entry.kind is Kind.FILE
-            and path.endswith(".md")
-            and (entry.size is None or entry.size <= max_bytes)
-            and not any(s.startswith(".") for s in relative.split("/"))
-        ):
+        hidden = any(s.startswith(".") for s in relative.split("/"))
+        if entry.kind is not Kind.FILE or page_kind(path) is None or hidden:
+            continue
+        if entry.size is not None and entry.size > max_bytes:
+            too_large.append((path, entry.size))
+        else:
             found.append(path)
-    return sorted(found)
+    return sorted(found), sorted(too_large)
+
+
+def site_root(page: str, wiki_dir: str, paths: Collection[str]) -> str:
+    """The folder a docs site serves `page` from: the nearest folder above a reStructuredText page holding
+    Sphinx's `conf.py` (rich's `docs/source/`), else the wiki folder (MkDocs' `docs_dir`)."""
+    if page_kind(page) == "rst":
+        folder = posixpath.dirname(page)
+        while (folder + "/").startswith(wiki_dir + "/"):
+            if f"{folder}/conf.py" in paths:
+                return folder
+            folder = posixpath.dirname(folder)
+    return wiki_dir
 
 
 def code_paths(sweeper: Sweeper, snapshot: Snapshot, paths: Iterable[str]) -> list[str]:
@@ -65,7 +122,7 @@ def _text(data: bytes) -> str:
 
 def unread_pages(head: Snapshot, options: SweepOptions, readings: ReadingCache | None) -> list[str]:
     """The pages a full check must read and parse: those whose reading `readings` does not keep."""
-    pages = markdown_pages(head, options.wiki_dir, options.max_file_bytes)
+    pages = doc_pages(head, options.wiki_dir, options.max_file_bytes)[0]
     return [page for page in pages if readings is None or readings.recall(head.blob_id(page)) is None]
 
 
@@ -107,7 +164,7 @@ def _read_pages(head: Snapshot, pages: list[str]) -> bytes:
     made = {}
     for page in pages:
         with contextlib.suppress(Exception):  # this page is read again in the parent, which reports why not
-            made[page] = read_page(_text(head.read(page)))
+            made[page] = read_page(page, _text(head.read(page)))
     return pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL)
 
 
@@ -119,15 +176,20 @@ async def with_references(
     report: SweepReport,
     readings: ReadingCache | None = None,
     apart: ReadApart | None = None,
+    rules: ReferenceRules | None = None,
 ) -> SweepReport:
     """`report` with the broken references of `head` (through `change`: what it broke; without one: paths that
-    do not exist) and, on a full sweep, every page's coverage. With `readings`, a full sweep reads and parses
-    only the pages whose reading is not kept for their blob id, and keeps those it made; with `apart`, it takes
-    those a child made meanwhile."""
+    do not exist), each failing the check only when certain (`bot.ground.certainty`; the rest are notes), on
+    the pages `rules` has checked, and, on a full sweep, every page's coverage. With `readings`, a full sweep reads
+    and parses only the pages whose reading is not kept for their blob id, and keeps those it made; with `apart`,
+    it takes those a child made meanwhile."""
+    rules = rules or ReferenceRules()
     wiki_dir = options.wiki_dir
-    pages = markdown_pages(head, wiki_dir, options.max_file_bytes)
+    every, too_large = doc_pages(head, wiki_dir, options.max_file_bytes)
+    skipped = tuple((page, _too_large(size, options.max_file_bytes)) for page, size in too_large)
     head_paths = set(source.files(head))
     if change is None:
+        pages = every
         recalled = {
             page: reading
             for page in pages
@@ -135,26 +197,90 @@ async def with_references(
         }
         made = apart.take() if apart is not None else {}
         await source.fetch(head, [page for page in pages if page not in recalled and page not in made])
-        claim_ids = {page.page: [c.id for c in page.claims] for page in report.pages if page.error is None}
+        claims = {page.page: [(c.id, c.statement) for c in page.claims] for page in report.pages if page.error is None}
         unusable = {page.page for page in report.pages if page.error is not None}
-        grounded = {p for p in pages if is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable}
+        grounded = {
+            p
+            for p in pages
+            if page_kind(p) == "markdown" and is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable
+        }
         quotes = await _quotes(source, head, options, sorted(grounded))
-        found: list[BrokenReference] = []
+        missing: list[BrokenReference] = []
         measured = []
         for page in pages:  # each page's references, then its coverage: its Markdown is parsed once for both
             reading = recalled.get(page)
             if reading is None:
-                reading = made.get(page) or read_page(_text(head.read(page)))
+                reading = made.get(page) or read_page(page, _text(head.read(page)))
                 if readings is not None and (blob := head.blob_id(page)) is not None:
                     readings.keep(blob, reading)
-            found.extend(missing_paths(page, reading.mentions, head_paths))
+            if rules.pages.checked(page):
+                missing.extend(missing_paths(page, reading.mentions, head_paths, site_root(page, wiki_dir, head_paths)))
             if page in grounded:
-                measured.append(
-                    page_coverage(page, reading.blocks, claim_ids.get(page, []), quotes.get(page, Quotes()))
-                )
-        return dataclasses.replace(report, broken_references=tuple(found), coverage=tuple(measured))
+                measured.append(page_coverage(page, reading.blocks, claims.get(page, []), quotes.get(page, Quotes())))
+        found = await _runtime_notes(source, head, missing, wiki_dir)
+        return dataclasses.replace(
+            report,
+            broken_references=_judged(found, rules),
+            coverage=tuple(measured),
+            skipped_pages=skipped,
+        )
+    pages = [p for p in every if rules.pages.checked(p)]
     found = await _broken_by(source, head, change, options, pages, head_paths)
-    return dataclasses.replace(report, broken_references=tuple(found))
+    return dataclasses.replace(report, broken_references=_judged(found, rules), skipped_pages=skipped)
+
+
+def _too_large(size: int, limit: int) -> str:
+    return f"{size:,} bytes, over the limit of {limit:,} (--max-file-size, or limits.max_file_bytes): not read"
+
+
+def _judged(found: list[BrokenReference], rules: ReferenceRules) -> tuple[BrokenReference, ...]:
+    """Each reference once, certain ones failing and the rest notes, the baseline's notes too."""
+    judged = classified(found)
+    if rules.baseline is not None:
+        path, known = rules.baseline
+        judged = with_baseline(judged, known, path)
+    return tuple(judged)
+
+
+async def _runtime_notes(
+    source: Source, head: Snapshot, missing: list[BrokenReference], wiki_dir: str
+) -> list[BrokenReference]:
+    """`missing` with the paths a program makes at run time as notes (`runtime_notes`): git's history is asked
+    only about the code spans shaped like a working file."""
+    spans = sorted({ref.path for ref in missing if ref.kind == "code"})
+    if not spans:
+        return missing
+    working = [p for p in spans if working_file(p, wiki_dir)]
+    committed = await source.ever_committed(head, working) if working else set()
+    ignored = await _git_ignored(source, head, spans)
+    return runtime_notes(missing, committed, ignored.__contains__, wiki_dir)
+
+
+async def _git_ignored(source: Source, head: Snapshot, paths: list[str]) -> set[str]:
+    """Of `paths`, those the `.gitignore` files at `head` (at the top and in the folders above each) ignore."""
+    folders = sorted({folder for path in paths for folder in _folders_above(path)})
+    files = {folder: f"{folder}/.gitignore" if folder else ".gitignore" for folder in folders}
+    present = {
+        folder: path
+        for folder, path in files.items()
+        if (e := head.entry(path)) is not None and e.kind is Kind.FILE and (e.size or 0) <= MAX_SIDECAR_BYTES
+    }
+    if not present:
+        return set()
+    await source.fetch(head, sorted(present.values()))
+    rules = {folder: IgnoreRules(_text(head.read(path))) for folder, path in present.items()}
+    return {
+        path
+        for path in paths
+        for folder in _folders_above(path)
+        if folder in rules and rules[folder].ignored(path[len(folder) + 1 :] if folder else path)
+    }
+
+
+def _folders_above(path: str) -> list[str]:
+    """The folders holding `path`, from the repository's top ("") down."""
+    parts = path.split("/")[:-1]
+    return ["", *("/".join(parts[:k]) for k in range(1, len(parts) + 1))]
 
 
 async def _broken_by(
@@ -173,22 +299,40 @@ async def _broken_by(
     if not what:
         return []
     await source.fetch(head, pages)
-    texts = {page: _text(head.read(page)) for page in pages}
-    suspects = [page for page in pages if any(may_name(m, page, what) for m in mentions(texts[page]))]
+    roots = {page: site_root(page, options.wiki_dir, base_paths) for page in pages}
+    mentioned = {page: live_mentions(page, _text(head.read(page))) for page in pages}
+    suspects = [page for page in pages if any(may_name(m, page, what, roots[page]) for m in mentioned[page])]
     if not suspects:
         return []
-    others = await _defining(source, head, sweeper, what.names, exclude=change.paths)
+    others, exported = await _defining(source, head, sweeper, what.names, exclude=change.paths)
+    exported |= _exported_lazily(what.names, {p: head.read(p) for p in after_files})
     index = SymbolIndex([*before.definitions, *others.definitions])
-    code = ChangedCode(base_paths, head_paths, change.paths, before, after)
+    renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
+    code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
+    found = (
+        ref
+        for page in suspects
+        for ref in references(page, "", base_paths, index, site_root=roots[page], mentioned=mentioned[page])
+    )
     dead = dead_after(
-        (ref for page in suspects for ref in references(page, texts[page], base_paths, index)),
+        found,
         code,
         still_defined=lambda qualified: bool(lookup(qualified, others)),
         texts_before=lambda path: _text(base.read(path)).split("\n"),
         texts_after=lambda path: _text(head.read(path)).split("\n"),
     )
     at_head = SymbolIndex([*after.definitions, *others.definitions])
-    dead = [d for d in dead if not resolve(d.mention, d.page, head_paths, at_head)]  # moved, or another by its name
+
+    def header(definition: Definition) -> str:
+        return "\n".join(_text(head.read(definition.path)).split("\n")[definition.start - 1 : definition.start + 2])
+
+    dead = [
+        d
+        for d in dead
+        if not resolve(d.mention, d.page, head_paths, at_head, roots[d.page])  # moved, or another by its name
+        and not lives_on(d, at_head, header)
+        and not (d.target.definition is not None and d.target.definition.name in exported)
+    ]
     return [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)
@@ -197,15 +341,27 @@ async def _broken_by(
 
 async def _defining(
     source: Source, head: Snapshot, sweeper: Sweeper, names: Collection[str], exclude: Collection[str]
-) -> SymbolIndex:
+) -> tuple[SymbolIndex, set[str]]:
     """The definitions of the files the change left alone that may define one of `names` (a file not holding
-    the name as text cannot), the same at the base and the head."""
+    the name as text cannot), the same at the base and the head; and those of the names they export lazily."""
     candidates = [p for p in code_paths(sweeper, head, source.files(head)) if p not in exclude]
     await source.fetch(head, candidates)
     words = {name.rsplit(".", 1)[-1].encode() for name in names}
-    return SymbolIndex.of_files(
-        {p: data for p in candidates if any(word in (data := head.read(p)) for word in words)}, values=False
-    )
+    holding = {p: data for p in candidates if any(word in (data := head.read(p)) for word in words)}
+    return SymbolIndex.of_files(holding, values=False), _exported_lazily(names, holding)
+
+
+def _exported_lazily(names: Collection[str], files: dict[str, bytes]) -> set[str]:
+    """Of `names`' last segments, those a Python module still exports by name without defining them: a module
+    `__getattr__` answering for a name it quotes (a deprecated function kept reachable: click 8.5's
+    `get_text_stream`). Such a name still works for the pages that name it."""
+    words = {name.rsplit(".", 1)[-1] for name in names}
+    found: set[str] = set()
+    for path, data in files.items():
+        if not path.endswith((".py", ".pyi")) or b"def __getattr__" not in data:
+            continue
+        found.update(w for w in words if f'"{w}"'.encode() in data or f"'{w}'".encode() in data)
+    return found
 
 
 async def _quotes(source: Source, head: Snapshot, options: SweepOptions, pages: list[str]) -> dict[str, Quotes]:

@@ -22,7 +22,7 @@ from bot.github.checks import (
     explain,
     failure_output,
 )
-from bot.github.repo_config import Limits, RepoConfig
+from bot.usecases.config_file import Limits, RepoConfig
 
 PAGE, SIDECAR = "openwiki/queue.md", "openwiki/.claims/queue.json"
 RES = "repo://src/q.py#L3-L4"

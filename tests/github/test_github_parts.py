@@ -14,9 +14,9 @@ from fakegithub import FakeGitHub
 from bot.claims.snapshot import FileChange
 from bot.github.auth import InstallationTokens
 from bot.github.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
-from bot.github.repo_config import CONFIG_PATH, ConfigError, Limits, parse_repo_config
 from bot.settings import SettingsError, load_settings
 from bot.source.github import TreeEntry, git_blob_id, tree_diff
+from bot.usecases.config_file import CONFIG_PATH, ConfigError, Limits, parse_repo_config
 
 POLICY = RetryPolicy(max_retries=3, base_seconds=1.0, max_wait_seconds=100.0, secondary_min_seconds=60.0)
 

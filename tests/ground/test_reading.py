@@ -19,7 +19,7 @@ A, B, C = "a" * 40, "b" * 40, "c" * 40
 
 
 def test_a_reading_is_the_pages_mentions_and_prose_blocks() -> None:
-    made = read_page(PAGE)
+    made = read_page("openwiki/a.md", PAGE)
     assert made == PageReading(tuple(mentions(PAGE)), tuple(prose_blocks(PAGE)))
     assert [(m.text, m.kind, m.line) for m in made.mentions] == [
         ("drain", "code", 7),
@@ -36,11 +36,11 @@ def _round_trip(cache: ReadingCache, context: str | None = None) -> ReadingCache
 
 def test_readings_kept_are_recalled_as_made_under_their_context_only() -> None:
     made = ReadingCache("ctx")
-    made.keep(A, read_page(PAGE))
-    made.keep(B, read_page("# Empty\n"))
+    made.keep(A, read_page("openwiki/a.md", PAGE))
+    made.keep(B, read_page("openwiki/a.md", "# Empty\n"))
     assert made.changed
     again = _round_trip(made)
-    assert again.recall(A) == read_page(PAGE) and again.recall(B) == read_page("# Empty\n")
+    assert again.recall(A) == read_page("openwiki/a.md", PAGE) and again.recall(B) == read_page("openwiki/a.md", "# Empty\n")
     assert again.recall(C) is None and again.recall(None) is None
     assert not again.changed  # every page recalled, none made: nothing to write
     assert _round_trip(made, "another context").recall(A) is None
@@ -49,18 +49,18 @@ def test_readings_kept_are_recalled_as_made_under_their_context_only() -> None:
 
 def test_a_page_gone_from_the_wiki_is_forgotten_and_a_new_one_kept() -> None:
     made = ReadingCache("ctx")
-    made.keep(A, read_page(PAGE))
-    made.keep(B, read_page("# B\n"))
+    made.keep(A, read_page("openwiki/a.md", PAGE))
+    made.keep(B, read_page("openwiki/a.md", "# B\n"))
     again = _round_trip(made)
     assert again.recall(A) is not None
     assert again.changed  # B not recalled: the wiki no longer holds it
     assert set(again.to_json()["pages"]) == {A}  # what it writes
     third = _round_trip(again)
     third.recall(A)
-    third.keep(C, read_page("# C\n"))
+    third.keep(C, read_page("openwiki/a.md", "# C\n"))
     assert third.changed and set(third.to_json()["pages"]) == {A, C}
-    third.keep(C, read_page("# other\n"))  # made once per blob id: the first is kept
-    assert third.kept[C] == read_page("# C\n")
+    third.keep(C, read_page("openwiki/a.md", "# other\n"))  # made once per blob id: the first is kept
+    assert third.kept[C] == read_page("openwiki/a.md", "# C\n")
 
 
 GOOD: list[Any] = [[["drain", "code", 7]], ["a block"]]
@@ -105,8 +105,8 @@ def test_the_longest_mention_and_the_first_line_are_recalled() -> None:
 def test_a_damaged_entry_read_again_is_kept_anew() -> None:
     cache = ReadingCache.from_json({"format": FORMAT, "context": "ctx", "pages": {A: "damaged"}}, "ctx")
     assert cache.recall(A) is None
-    cache.keep(A, read_page(PAGE))  # the same blob ids as were read: only its reading is new, and must be written
-    assert cache.changed and _round_trip(cache).recall(A) == read_page(PAGE)
+    cache.keep(A, read_page("openwiki/a.md", PAGE))  # the same blob ids as were read: only its reading is new, and must be written
+    assert cache.changed and _round_trip(cache).recall(A) == read_page("openwiki/a.md", PAGE)
 
 
 @pytest.mark.parametrize(

@@ -5,8 +5,11 @@ renamed (to what), moved to another file (alive), a file deleted. Definitions ar
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from bot.ground.findings import missing_paths
 from bot.ground.references import (
     ChangedCode,
     DeadReference,
@@ -17,11 +20,14 @@ from bot.ground.references import (
     dead_paths,
     headings,
     is_folder,
+    link_paths,
+    lives_on,
     lookup,
     mentions,
     page_body,
     path_of,
     references,
+    renamed_path,
     resolve,
 )
 from bot.ground.symbols import SymbolIndex
@@ -465,3 +471,129 @@ def test_target_labels() -> None:
     [definition] = INDEX.qualified("Pool.Drain")
     assert Target("pkg/workers/pool.go", definition).label == "Pool.Drain (pkg/workers/pool.go)"
     assert Target("Makefile").label == "Makefile"
+
+
+# -- links as a docs site resolves them ----------------------------------------------------------------------
+
+SITE = {
+    "docs/async.md", "docs/index.md", "docs/advanced/transports.md", "docs/advanced/index.md",
+    "docs/guide/README.md", "docs/api.rst", "src/q.py",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("page", "href", "expected"),
+    [
+        # httpx's docs/async.md: `../advanced/transports#asgitransport` works on the built site (served at /async/)
+        ("docs/async.md", "../advanced/transports#asgitransport", "docs/advanced/transports.md"),
+        ("docs/async.md", "advanced/transports.md", "docs/advanced/transports.md"),  # as the source files sit
+        ("docs/async.md", "advanced/", "docs/advanced"),  # a folder of the repository
+        ("docs/guide/README.md", "../advanced/transports/", "docs/advanced/transports.md"),  # README: at its folder
+        ("docs/index.md", "advanced/transports/", "docs/advanced/transports.md"),  # an index is served at its folder
+        ("docs/async.md", "api.html", "docs/api.rst"),  # a built page's address names its source
+        ("docs/async.md", "/advanced/transports/", "docs/advanced/transports.md"),  # the site's root
+        ("docs/async.md", "/src/q.py", "src/q.py"),  # ... or the repository's
+    ],
+)
+def test_links_resolve_as_the_docs_site_resolves_them(page: str, href: str, expected: str) -> None:
+    mention = Mention(href, "link", 1)
+    assert [t.path for t in resolve(mention, page, SITE, SymbolIndex([]), site_root="docs")] == [expected]
+    assert expected in link_paths(mention, page, "docs")
+
+
+def test_without_a_site_a_link_is_read_relative_to_its_page_only() -> None:
+    mention = Mention("../advanced/transports", "link", 1)
+    assert resolve(mention, "docs/async.md", SITE, SymbolIndex([])) == ()
+    assert link_paths(Mention("https://x.org/a", "link", 1), "docs/a.md", "docs") == []
+    assert link_paths(Mention("../../../etc/passwd", "link", 1), "docs/a.md", "docs") == []
+
+
+def test_a_missing_link_is_missing_only_when_no_reading_exists() -> None:
+    text = "See [t](../advanced/transports#x), [gone](../advanced/nothing) and [`x`](#anchor).\n"
+    found = missing_paths("docs/async.md", mentions(text), SITE, site_root="docs")
+    assert [(r.text, r.target, r.kind) for r in found] == [("../advanced/nothing", "advanced/nothing", "link")]
+
+
+# -- renames git sees, and what lives on --------------------------------------------------------------------
+
+
+def dead_with_renames(before: dict[str, str], after: dict[str, str], renames: dict[str, str]) -> list[DeadReference]:
+    found, code_change, others = change(before, after)
+    code_change = dataclasses.replace(code_change, renames=renames)
+    return dead_after(found, code_change, still_defined=lambda q: bool(lookup(q, others)))
+
+
+def test_a_file_git_saw_renamed_is_named_with_its_new_path() -> None:
+    after = {"src/taskq/queue.py": QUEUE_PY, "src/taskq/helpers.py": UTIL_PY}
+    result = dead_with_renames(BASE, after, {"src/taskq/util.py": "src/taskq/helpers.py"})
+    assert [(d.mention.text, d.what, d.moved_to) for d in result if d.gone_path] == [
+        ("src/taskq/util.py", "renamed", "src/taskq/helpers.py")
+    ]
+    assert [(d.mention.text, d.what) for d in dead_with_renames(BASE, after, {})] == [("src/taskq/util.py", "removed")]
+
+
+def test_a_folder_whose_every_file_moved_to_one_folder_is_renamed_to_it() -> None:
+    code = ChangedCode(
+        {"src/taskq/a.py", "src/taskq/b/c.py", "README.md"}, set(), set(), SymbolIndex([]), SymbolIndex([]),
+        {"src/taskq/a.py": "lib/tq/a.py", "src/taskq/b/c.py": "lib/tq/b/c.py"},
+    )  # fmt: skip
+    assert renamed_path("src/taskq", code) == "lib/tq"
+    assert renamed_path("src/taskq/a.py", code) == "lib/tq/a.py"
+    scattered = dataclasses.replace(code, renames={"src/taskq/a.py": "lib/a.py", "src/taskq/b/c.py": "x/b/c.py"})
+    assert renamed_path("src/taskq", scattered) is None
+    partly = dataclasses.replace(code, renames={"src/taskq/a.py": "lib/tq/a.py"})  # b/c.py deleted, not moved
+    assert renamed_path("src/taskq", partly) is None
+    assert renamed_path("README.md", code) is None
+
+
+def test_a_one_line_definition_is_never_called_renamed() -> None:
+    """`errorName: string;` removed and another field of the same type added is no rename (openwiki v0.3.2)."""
+    before = {"src/e.ts": "export interface E {\n  errorName: string;\n  code: number;\n}\n"}
+    after = {"src/e.ts": "export interface E {\n  detail: string;\n  code: number;\n}\n"}
+    found = references("openwiki/e.md", "See `E.errorName`.\n", set(before), index_of(before))
+    code = ChangedCode(set(before), set(after), {"src/e.ts"}, index_of(before), index_of(after))
+    [gone] = dead_after(
+        found, code, lambda q: False, lambda p: before[p].split("\n"), lambda p: after[p].split("\n")
+    )
+    assert gone.what == "removed" and gone.renamed_to is None
+
+
+CLIENT_BEFORE = """class Client:
+    def build_request(self, method, url):
+        request = Request(method, url)
+        return request
+"""
+CLIENT_AFTER = """class AsyncClient:
+    def build_request(self, method, url):
+        request = Request(method, url)
+        return request
+
+
+Client = AsyncClient
+"""
+
+
+def test_a_method_of_a_class_kept_as_an_alias_lives_on() -> None:
+    """httpx 0.10: `Client` renamed `AsyncClient`, `Client = AsyncClient` kept: `Client.build_request()` works."""
+    before, after = {"httpx/client.py": CLIENT_BEFORE}, {"httpx/client.py": CLIENT_AFTER}
+    found = references("docs/a.md", "Use `Client.build_request()`.\n", set(before), index_of(before))
+    code = ChangedCode(set(before), set(after), set(before), index_of(before), index_of(after))
+    [gone] = dead_after(found, code, lambda q: False, lambda p: before[p].split("\n"), lambda p: after[p].split("\n"))
+    assert gone.renamed_to is not None and gone.renamed_to.qualified == "AsyncClient.build_request"
+    assert lives_on(gone, index_of(after), lambda d: after[d.path].split("\n")[d.start - 1])
+    without_alias = {"httpx/client.py": CLIENT_AFTER.replace("Client = AsyncClient\n", "")}
+    assert not lives_on(gone, index_of(without_alias), lambda d: without_alias[d.path].split("\n")[d.start - 1])
+
+
+def test_a_method_moved_up_into_a_base_class_lives_on() -> None:
+    """httpx 0.11: `AsyncClient.stream` moved into `BaseClient`, which `AsyncClient` derives from."""
+    method = "    def stream(self, method, url):\n        return StreamContext(self, method, url)\n"
+    before = {"httpx/c.py": "class BaseClient:\n    pass\n\n\nclass AsyncClient(BaseClient):\n" + method}
+    after = {"httpx/c.py": "class BaseClient:\n" + method + "\n\nclass AsyncClient(BaseClient):\n    pass\n"}
+    found = references("docs/a.md", "Call `AsyncClient.stream(method, url)`.\n", set(before), index_of(before))
+    code = ChangedCode(set(before), set(after), set(before), index_of(before), index_of(after))
+    [gone] = dead_after(found, code, lambda q: False, lambda p: before[p].split("\n"), lambda p: after[p].split("\n"))
+    header = lambda d: after[d.path].split("\n")[d.start - 1]  # noqa: E731
+    assert lives_on(gone, index_of(after), header)
+    unrelated = {"httpx/c.py": after["httpx/c.py"].replace("class AsyncClient(BaseClient):", "class AsyncClient:")}
+    assert not lives_on(gone, index_of(unrelated), lambda d: unrelated[d.path].split("\n")[d.start - 1])

@@ -128,11 +128,11 @@ async def test_a_stored_entry_answers_whether_it_may_cite_a_change_without_being
 
 async def test_the_pages_readings_are_kept_beside_the_index_and_written_only_when_they_changed(tmp_path: Path) -> None:
     readings = await GitDirMemory(tmp_path).readings("ctx")
-    readings.keep(A, read_page("# A\n\nSee `src/a.py`.\n"))
+    readings.keep(A, read_page("openwiki/a.md", "# A\n\nSee `src/a.py`.\n"))
     await GitDirMemory(tmp_path).keep(EvidenceIndex(), None, readings)
     assert stored_files(tmp_path) == [READINGS_FILE]
     again = await GitDirMemory(tmp_path).readings("ctx")
-    assert again.recall(A) == read_page("# A\n\nSee `src/a.py`.\n")
+    assert again.recall(A) == read_page("openwiki/a.md", "# A\n\nSee `src/a.py`.\n")
     before = (tmp_path / READINGS_FILE).stat()
     await GitDirMemory(tmp_path).keep(EvidenceIndex(), None, again)  # nothing made, nothing forgotten
     after = (tmp_path / READINGS_FILE).stat()

@@ -72,6 +72,9 @@ class FetchFirstSource:
         assert isinstance(snapshot, FetchFirst)
         return sorted(snapshot.inner.files)
 
+    async def ever_committed(self, snapshot: Snapshot, paths: Iterable[str]) -> set[str] | None:
+        return None  # like GitHub past its few requests: the source cannot tell
+
 
 def grounded(files: dict[str, str], claims: dict[str, list[tuple[str, str]]]) -> dict[str, bytes]:
     """Files plus, per page, a sidecar whose claims (id, resource) are resolved in those files."""
@@ -179,7 +182,7 @@ def test_a_page_the_child_cannot_read_is_left_to_the_parent(monkeypatch: pytest.
 
     snapshot = MemorySnapshot({"openwiki/a.md": b"# A\n\nSee `src/a.py`.\n"})
     taken = ReadApart(snapshot, ["openwiki/a.md", "openwiki/gone.md"]).take()  # gone.md: a KeyError in the child
-    assert taken == {"openwiki/a.md": read_page("# A\n\nSee `src/a.py`.\n")}
+    assert taken == {"openwiki/a.md": read_page("openwiki/a.md", "# A\n\nSee `src/a.py`.\n")}
 
 
 def test_a_child_that_fails_costs_nothing_but_its_time(monkeypatch: pytest.MonkeyPatch) -> None:

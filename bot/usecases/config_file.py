@@ -1,27 +1,20 @@
-"""A repository's own settings, `.github/wikiwarden.yml`, validated strictly: an invalid file is reported on
-the check run with exactly what is wrong, and nothing else runs until it is fixed.
-
-The file is untrusted input: its size is capped before it is fetched, it is parsed off the event loop through
-the capped YAML loader, and every way it can fail is a ConfigError (reported, never retried). Its `limits` can
-only lower the App's own (`bounded_by`): a repository cannot buy itself bigger files or more tokens.
-"""
+"""The schema of `.github/wikiwarden.yml` (pydantic models), its parser and its errors: imported only when a
+repository has the file, so a check without one pays for neither pydantic nor YAML (`bot.usecases.config` reads
+it)."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir
-from ..claims.snapshot import Kind
+from ..claims.options import DEFAULT_MAX_FILE_BYTES
+from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR, normalize_repo_path, normalize_wiki_dir
 from ..okf.yaml12 import YAMLError, load_yaml, yaml_problem
-from ..settings import Settings
 
-if TYPE_CHECKING:  # the GitHub Action reads the file from its checkout, without the App's extra
-    from ..source.github import GitHubSnapshot, GitHubSource
+if TYPE_CHECKING:
+    from ..settings import Settings
 
-CONFIG_PATH = ".github/wikiwarden.yml"
 MAX_CONFIG_BYTES = 64 * 1024  # the file holds a dozen settings
 
 
@@ -32,7 +25,7 @@ class ConfigError(ValueError):
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_file_bytes: int = Field(1 << 20, gt=0, description="evidence files larger than this are errors")
+    max_file_bytes: int = Field(DEFAULT_MAX_FILE_BYTES, gt=0, description="evidence files larger than this are errors")
     max_annotations: int = Field(500, ge=0, le=5000, description="annotations on one check run")
     max_claims_per_fix: int = Field(50, gt=0, description="claims the agent handles in one fix")
     max_pages_per_ground: int = Field(20, gt=0, description="pages without claims the agent grounds in one run")
@@ -40,10 +33,31 @@ class Limits(BaseModel):
     tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens the repository may spend a day")
 
 
+class References(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    exclude: tuple[str, ...] = Field(
+        (), description="pages whose references are never checked (gitignore-style patterns of repository paths)"
+    )
+    history: tuple[str, ...] = Field(
+        (),
+        description="more pages that are history (besides changelogs, release notes and news, known by name), whose "
+        "references are never checked",
+    )
+
+    @field_validator("exclude", "history")
+    @classmethod
+    def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in value:
+            if not pattern.strip() or "\n" in pattern or "\r" in pattern:
+                raise ValueError("each pattern is one non-empty line")
+        return value
+
+
 class RepoConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    wiki_dir: str = DEFAULT_WIKI_DIR
+    wiki_dir: str = Field(DEFAULT_WIKI_DIR, description="the wiki (or docs) folder")
     conclusion: Literal["neutral", "failure", "action_required"] = Field(
         "neutral", description="the check run's conclusion when claims need attention"
     )
@@ -56,11 +70,20 @@ class RepoConfig(BaseModel):
     )
     model: str | None = Field(None, description="the model the fix and the grounding use (default: the App's)")
     limits: Limits = Limits()
+    references: References = References()
+    baseline: str | None = Field(
+        None, description="a file of broken references that no longer fail the check (`check --write-baseline`)"
+    )
 
     @field_validator("wiki_dir")
     @classmethod
     def _wiki_dir(cls, value: str) -> str:
         return normalize_wiki_dir(value)
+
+    @field_validator("baseline")
+    @classmethod
+    def _baseline(cls, value: str | None) -> str | None:
+        return None if value is None else normalize_repo_path(value)
 
     def bounded_by(self, settings: Settings) -> RepoConfig:
         """This config with every limit no higher than the App's own."""
@@ -100,18 +123,3 @@ def parse_repo_config(data: bytes | None) -> RepoConfig:
             where = ".".join(str(part) for part in error["loc"])
             problems.append(f"`{where}`: {error['msg']}" if where else error["msg"])
         raise ConfigError(f"{CONFIG_PATH}: " + "; ".join(problems)) from None
-
-
-async def read_repo_config(source: GitHubSource, head: GitHubSnapshot, settings: Settings) -> RepoConfig:
-    """The config at the commit being checked (the defaults when it has none), within the App's limits;
-    ConfigError when it cannot be used. Too large a file is refused from the tree listing, before any fetch."""
-    entry = head.tree.get(CONFIG_PATH)
-    if entry is None:
-        return RepoConfig().bounded_by(settings)
-    if entry.kind is not Kind.FILE:
-        raise ConfigError(f"{CONFIG_PATH}: not a regular file (a symlink or a submodule)")
-    if entry.size is not None and entry.size > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{CONFIG_PATH}: {entry.size:,} bytes; the file may hold at most {MAX_CONFIG_BYTES:,}")
-    await source.fetch(head, [CONFIG_PATH])
-    config = await asyncio.to_thread(parse_repo_config, head.read(CONFIG_PATH))
-    return config.bounded_by(settings)

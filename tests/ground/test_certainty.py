@@ -1,0 +1,85 @@
+"""Which broken references fail a check and which are only notes, from the cases real hand-written docs hold
+(typer's `typer-slim`, httpx's `zstd` and `max_connections`, a reader's `requirements.txt`), and which pages are
+history."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.claims.results import BrokenReference
+from bot.ground.certainty import PageRules, classified, is_history_page, uncertainty
+
+
+def ref(text: str, target: str, path: str, kind: str = "code", what: str = "removed") -> BrokenReference:
+    return BrokenReference("docs/a.md", 3, text, target, path, what, kind=kind)
+
+
+@pytest.mark.parametrize(
+    ("reference", "reason"),
+    [
+        (ref("../src/util.py", "src/util.py", "src/util.py", kind="link"), None),  # a link: certain
+        (ref("requirements.txt", "requirements.txt", "requirements.txt", kind="link"), None),
+        (ref("src/util.py", "src/util.py", "src/util.py"), None),  # written as a path
+        (ref("typer-slim/", "typer-slim", "typer-slim"), None),  # a folder, written as one
+        (ref("./scripts/format.sh", "scripts/format.sh", "scripts/format.sh"), None),
+        (ref("typer-slim", "typer-slim", "typer-slim"), "a bare word"),  # a package that is also a folder
+        (ref("requirements.txt", "requirements.txt", "requirements.txt"), "a file name every project has"),
+        (ref("Makefile", "Makefile", "Makefile"), "a bare word"),
+        (ref("taskq.toml", "taskq.toml", "taskq.toml"), None),  # a file of this repository's own
+        (ref("click.get_text_stream", "get_text_stream", "src/click/utils.py"), None),  # qualified
+        (ref("Queue#drain", "Queue.drain", "src/q.js"), None),
+        (ref("drain()", "TaskQueue.drain", "src/q.py"), None),  # called
+        (ref("TaskQueue", "TaskQueue", "src/q.py"), None),  # reads as code: an inner capital
+        (ref("max_items", "max_items", "src/q.py"), None),  # ... or snake_case
+        (ref("TimeoutException", "TimeoutException", "httpx/_exceptions.py"), None),  # public, in a private module
+        (ref("zstd", "zstd", "httpx/_compat.py"), "a bare word"),  # httpx 0.28: an encoding's name
+        (ref("Client", "Client", "httpx/client.py"), "a bare word"),  # a word first
+        (ref("max_connections", "ConnectionPool.max_connections", "httpx/_pool.py"), "a bare name of a member"),
+        (ref("_private_thing", "_private_thing", "src/q.py"), "a bare name of a private definition"),
+        (ref("__init__", "__init__", "src/q.py"), "a bare word"),  # a dunder is no private name, nor code-like
+    ],
+)
+def test_what_is_certain(reference: BrokenReference, reason: str | None) -> None:
+    found = uncertainty(reference)
+    assert (found is None) == (reason is None)
+    if reason is not None:
+        assert found is not None and found.startswith(reason)
+
+
+def test_classified_sets_attention_and_reports_a_reference_once_per_line() -> None:
+    twice = [ref("zstd", "zstd", "x/_c.py"), ref("zstd", "zstd", "x/_c.py"), ref("src/a.py", "src/a.py", "src/a.py")]
+    judged = classified(twice)
+    assert [(r.text, r.attention, r.note is None) for r in judged] == [("zstd", False, False), ("src/a.py", True, True)]
+    assert classified([judged[0]._replace(attention=False, note="kept")])[0].note == "kept"  # a note stays one
+
+
+@pytest.mark.parametrize(
+    ("page", "history"),
+    [
+        ("docs/release-notes.md", True),  # typer
+        ("CHANGELOG.md", True),
+        ("docs/changes.rst", True),  # click
+        ("docs/changelog/v2.md", True),
+        ("docs/HISTORY.md", True),
+        ("docs/whats-new.md", True),
+        ("docs/news.md", True),
+        ("docs/releases/1.0.md", True),
+        ("docs/upgrade-notes.md", True),
+        ("docs/release.md", False),  # how to release: a guide, not history
+        ("docs/changes-to-config.md", True),
+        ("docs/newsletter.md", False),
+        ("docs/tutorial/index.md", False),
+    ],
+)
+def test_history_pages_by_name(page: str, history: bool) -> None:
+    assert is_history_page(page) is history
+
+
+def test_a_repository_excludes_pages_and_names_more_history() -> None:
+    rules = PageRules.of(exclude=["docs/legacy/**", "*.draft.md"], history=["docs/migration.md"])
+    assert not rules.checked("docs/legacy/old/page.md")
+    assert not rules.checked("docs/guide/intro.draft.md")
+    assert not rules.checked("docs/migration.md")
+    assert not rules.checked("docs/release-notes.md")  # history by name, whatever the settings
+    assert rules.checked("docs/guide/intro.md")
+    assert PageRules().checked("docs/guide/intro.md")
