@@ -4,7 +4,7 @@ what is only a note, pair of releases by pair, to be judged by reading each one.
     python bench/human_docs.py PATH [--wiki-dir docs] [--pairs 20] [--tags REGEX] [--full] [--json FILE]
 
 PATH is a clone of a repository nobody here wrote (the session's `fetch` brings typer, httpx, click, rich...).
-For each pair of consecutive release tags (the last `--pairs`, by creation date, pre-releases left out) it runs
+For each pair of consecutive release tags (the last `--pairs`, in version order, pre-releases left out) it runs
 `check --base OLD --head NEW` through the same use case the command line runs, and prints every broken
 reference: `FAIL` for those that fail the check, `note` for the others, with why. `--full` adds a full sweep of
 the newest tag. The judgement (real or false) is a person's: the printed lines are what is read.
@@ -31,7 +31,7 @@ PRERELEASE = re.compile(r"(?:a|b|rc|dev|alpha|beta|pre)\.?\d*$", re.I)
 
 def release_tags(path: Path, pattern: str | None) -> list[str]:
     out = subprocess.run(
-        ["git", "-C", str(path), "tag", "--sort=creatordate"], capture_output=True, text=True, check=True
+        ["git", "-C", str(path), "tag", "--sort=v:refname"], capture_output=True, text=True, check=True
     ).stdout.split()
     tags = [t for t in out if not PRERELEASE.search(t)]
     return [t for t in tags if re.search(pattern, t)] if pattern else tags

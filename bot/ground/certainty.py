@@ -76,6 +76,17 @@ class PageRules:
         return not (is_history_page(page) or self.history.ignored(page) or self.exclude.ignored(page))
 
 
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "testing", "spec", "specs", "e2e"})
+_TEST_FILE = re.compile(r"(?:test_.*|.*_test|.*[._](?:test|spec)|conftest)\.\w+$", re.I)
+
+
+def is_test_code(path: str) -> bool:
+    """A file of a test suite (`tests/`, `test_x.py`, `x_test.go`, `x.test.ts`): what pages name is the code's API,
+    and a test's helper of the same name (pydantic's `ErrorDetails` in `tests/`) is rarely what they mean."""
+    parts = path.split("/")
+    return any(part.lower() in _TEST_FOLDERS for part in parts[:-1]) or bool(_TEST_FILE.match(parts[-1]))
+
+
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
@@ -94,6 +105,8 @@ def uncertainty(ref: BrokenReference) -> str | None:
         if name.lower() in GENERIC_FILES:
             return "a file name every project has: it may name the reader's own"
         return None
+    if is_test_code(ref.path):
+        return "a definition of test code: the page may mean another of the name (a library's)"
     if not _IDENTIFIER.fullmatch(written):
         return None  # qualified (`a.b`, `a::b`, `A#b`) or called (`drain()`, `drain(q)`)
     if "." in ref.target:
@@ -106,6 +119,29 @@ def uncertainty(ref: BrokenReference) -> str | None:
     if not _CODE_LIKE.search(written):
         return "a bare word: it may be a word, not this code (qualify or call it to make it certain)"
     return None
+
+
+_DEFINING = r"(?:def|class|function|func|fn|const|let|var|type|interface|struct|enum)"
+
+
+def defined_on_page(name: str, page_text: str) -> bool:
+    """Whether a page defines `name` in its own code (an example's `def create_test_database():`, `x = ...`):
+    then the page's mention of it names its example, whatever the repository's code did with the same name."""
+    word = re.escape(name)
+    return bool(re.search(rf"\b{_DEFINING}\s+\*?{word}\b|^[ \t]*{word}[ \t]*(?::[^=\n]*)?=(?!=)", page_text, re.M))
+
+
+def example_notes(refs: Iterable[BrokenReference], page_text: str) -> list[BrokenReference]:
+    """`refs` of one page with those naming what the page's own code defines (a bare or called name) as notes."""
+    found = []
+    for ref in refs:
+        name = ref.text.strip().removesuffix("()")
+        named = ref.attention and ref.target != ref.path and _IDENTIFIER.fullmatch(name) is not None
+        if named and defined_on_page(name, page_text):
+            found.append(ref._replace(attention=False, note="the page's own example defines this name"))
+        else:
+            found.append(ref)
+    return found
 
 
 def classified(refs: Iterable[BrokenReference]) -> list[BrokenReference]:

@@ -31,6 +31,21 @@ MAX_SPAN = 200  # longer code spans are code, not a name
 # The literals of the languages indexed are values, whatever the repository defines under their names (a Rust
 # `Compression::None`, a TypeScript enum's `True`): a page writing `None` or `true` means the value.
 _LITERALS = frozenset({"True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN", "Infinity"})
+# The languages' own names, which a page writing `bytes(v)`, `str` or `Promise` means whatever the repository
+# defines under them (pydantic's `ValidationsMapping.bytes`): a name of the repository is named qualified.
+_BUILTINS = frozenset(
+    {
+        "abs", "all", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr",
+        "classmethod", "compile", "complex", "delattr", "dict", "dir", "divmod", "enumerate", "eval", "exec", "filter",
+        "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash", "help", "hex", "id", "input", "int",
+        "isinstance", "issubclass", "iter", "len", "list", "locals", "map", "max", "memoryview", "min", "next",
+        "object", "oct", "open", "ord", "pow", "print", "property", "range", "repr", "reversed", "round", "set",
+        "setattr", "slice", "sorted", "staticmethod", "str", "sum", "super", "tuple", "type", "vars", "zip", "Array",
+        "ArrayBuffer", "BigInt", "Boolean", "Date", "Error", "JSON", "Map", "Math", "Number", "Object", "Promise",
+        "Proxy", "Reflect", "RegExp", "Set", "String", "Symbol", "WeakMap", "WeakSet", "console", "document", "window",
+        "fmt", "println", "panic", "append", "make", "cap", "copy", "delete",
+    }
+)  # fmt: skip
 # Leading segments of a Rust path that name no module of their own (`crate::queue::drain`).
 _PATH_KEYWORDS = frozenset({"crate", "self", "super"})
 
@@ -195,7 +210,7 @@ def _symbol_of(mention: Mention) -> str | None:
     if mention.kind != "code":
         return None
     matched = _SYMBOL.fullmatch(mention.text.strip())
-    if matched is None or matched["name"] in _LITERALS:
+    if matched is None or matched["name"] in _LITERALS or matched["name"] in _BUILTINS:
         return None
     return re.sub(r"::|#", ".", matched["name"])
 

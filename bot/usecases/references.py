@@ -24,7 +24,7 @@ from ..claims.results import BrokenReference, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
 from ..ground.baseline import MAX_BASELINE_BYTES, BaselineError, parse_baseline, with_baseline
-from ..ground.certainty import PageRules, classified
+from ..ground.certainty import PageRules, classified, example_notes
 from ..ground.findings import (
     broken,
     clip_lines,
@@ -300,7 +300,8 @@ async def _broken_by(
         return []
     await source.fetch(head, pages)
     roots = {page: site_root(page, options.wiki_dir, base_paths) for page in pages}
-    mentioned = {page: live_mentions(page, _text(head.read(page))) for page in pages}
+    texts = {page: _text(head.read(page)) for page in pages}
+    mentioned = {page: live_mentions(page, texts[page]) for page in pages}
     suspects = [page for page in pages if any(may_name(m, page, what, roots[page]) for m in mentioned[page])]
     if not suspects:
         return []
@@ -333,10 +334,11 @@ async def _broken_by(
         and not lives_on(d, at_head, header)
         and not (d.target.definition is not None and d.target.definition.name in exported)
     ]
-    return [
+    found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)
     ]
+    return [ref for page in suspects for ref in example_notes([r for r in found_now if r.page == page], texts[page])]
 
 
 async def _defining(

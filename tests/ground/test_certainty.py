@@ -7,7 +7,14 @@ from __future__ import annotations
 import pytest
 
 from bot.claims.results import BrokenReference
-from bot.ground.certainty import PageRules, classified, is_history_page, uncertainty
+from bot.ground.certainty import (
+    PageRules,
+    classified,
+    defined_on_page,
+    example_notes,
+    is_history_page,
+    uncertainty,
+)
 
 
 def ref(text: str, target: str, path: str, kind: str = "code", what: str = "removed") -> BrokenReference:
@@ -37,6 +44,10 @@ def ref(text: str, target: str, path: str, kind: str = "code", what: str = "remo
         (ref("max_connections", "ConnectionPool.max_connections", "httpx/_pool.py"), "a bare name of a member"),
         (ref("_private_thing", "_private_thing", "src/q.py"), "a bare name of a private definition"),
         (ref("__init__", "__init__", "src/q.py"), "a bare word"),  # a dunder is no private name, nor code-like
+        # pydantic 2.11: `error_count()` meant pydantic_core's, and a test's `ErrorDetails` went
+        (ref("error_count()", "error_count", "tests/test_fastapi_json_schema.py"), "a definition of test code"),
+        (ref("ErrorDetails", "ErrorDetails", "src/x_test.go"), "a definition of test code"),
+        (ref("test/crash.test.ts", "test/crash.test.ts", "test/crash.test.ts"), None),  # a path: certain
     ],
 )
 def test_what_is_certain(reference: BrokenReference, reason: str | None) -> None:
@@ -83,3 +94,16 @@ def test_a_repository_excludes_pages_and_names_more_history() -> None:
     assert not rules.checked("docs/release-notes.md")  # history by name, whatever the settings
     assert rules.checked("docs/guide/intro.md")
     assert PageRules().checked("docs/guide/intro.md")
+
+
+def test_a_name_the_page_defines_in_its_own_example_is_a_note() -> None:
+    """starlette 0.22: `create_test_database` is the docs' own fixture, though a function of that name went."""
+    page = "Adjust the `create_test_database` fixture:\n\n```python\ndef create_test_database():\n    ...\n```\n"
+    found = ref("create_test_database", "create_test_database", "tests/db.py")._replace(path="src/db.py")
+    [judged] = example_notes([found], page)
+    assert not judged.attention and judged.note == "the page's own example defines this name"
+    assert defined_on_page("LIMIT", "```python\nLIMIT: int = 3\n```")
+    assert not defined_on_page("LIMIT", "```python\nif LIMIT == 3: pass\n```")
+    assert example_notes([found], "No example here.\n") == [found]
+    path = ref("src/db.py", "src/db.py", "src/db.py")
+    assert example_notes([path], "db.py = 1\n") == [path]  # paths are never an example's names

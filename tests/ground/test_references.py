@@ -597,3 +597,11 @@ def test_a_method_moved_up_into_a_base_class_lives_on() -> None:
     assert lives_on(gone, index_of(after), header)
     unrelated = {"httpx/c.py": after["httpx/c.py"].replace("class AsyncClient(BaseClient):", "class AsyncClient:")}
     assert not lives_on(gone, index_of(unrelated), lambda d: unrelated[d.path].split("\n")[d.start - 1])
+
+
+@pytest.mark.parametrize("text", ["bytes(v)", "str", "Promise", "len()", "print"])
+def test_the_languages_own_names_name_nothing_of_the_repository(text: str) -> None:
+    """pydantic: `bytes(v)` is Python's, not `GenerateJsonSchema.ValidationsMapping.bytes`."""
+    index = index_of({"src/m.py": "class M:\n    def bytes(self):\n        return b''\n\n\ndef str():\n    pass\n"})
+    assert resolve(Mention(text, "code", 1), "docs/a.md", set(), index) == ()
+    assert resolve(Mention("M.bytes", "code", 1), "docs/a.md", set(), index) != ()  # qualified: the repository's
