@@ -13,6 +13,7 @@ the newest tag. The judgement (real or false) is a person's: the printed lines a
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import subprocess
@@ -22,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.source.git import GitRepository  # noqa: E402
-from bot.usecases.check import check_repository  # noqa: E402
-from bot.usecases.config import Overrides  # noqa: E402
+from bot.source.git import GitRepository
+from bot.usecases.check import check_repository
+from bot.usecases.config import Overrides
 
 PRERELEASE = re.compile(r"(?:a|b|rc|dev|alpha|beta|pre)\.?\d*$", re.I)
 
@@ -52,7 +53,7 @@ def main() -> int:
     found: list[dict[str, object]] = []
     started = time.perf_counter()
     with GitRepository(args.path) as repo:
-        runs = [(old, new) for old, new in zip(tags, tags[1:], strict=False)]
+        runs: list[tuple[str | None, str]] = list(itertools.pairwise(tags))
         if args.full:
             runs.append((None, tags[-1]))
         for old, new in runs:

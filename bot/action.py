@@ -425,10 +425,12 @@ async def _check(
     over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
     from .claims.fanout import usable_processors  # noqa: PLC0415
     from .claims.pages import require_wiki_folder  # noqa: PLC0415
+    from .ground.baseline import BaselineError  # noqa: PLC0415
     from .source.git import GitError, LocalSource  # noqa: PLC0415
     from .usecases.check import check  # noqa: PLC0415
     from .usecases.config import Overrides, read_config  # noqa: PLC0415
     from .usecases.config_file import ConfigError  # noqa: PLC0415
+    from .usecases.references import reference_rules  # noqa: PLC0415
 
     assert change.head is not None
     source = LocalSource(repo)
@@ -455,8 +457,12 @@ async def _check(
             )
     found = await source.change(base, head, merge_base=change.merge_base, label=change.base_label) if base else None
     options = settings.sweep_options()
+    try:
+        rules = await reference_rules(source, head, settings)
+    except BaselineError as exc:
+        raise ActionError(str(exc)) from None
     # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
-    report = await check(source, head, found, options, processes=usable_processors())
+    report = await check(source, head, found, options, processes=usable_processors(), rules=rules)
     return report, config, configured
 
 

@@ -650,9 +650,12 @@ def _fix(args: argparse.Namespace) -> int:
 
     if args.max_claims <= 0:
         raise UsageError("--max-claims must be at least 1")
+    from .usecases.config import read_local_config  # noqa: PLC0415
+
     repo = _repo(args)
     with repo:
-        options = _options(args, repo)
+        config = read_local_config(repo, _overrides(args, repo))
+        options = config.sweep_options()
         base, note = args.base, None
         if base is None:  # every claim that needs attention, followed through the change OpenWiki last saw
             recorded = recorded_base(repo, options.wiki_dir)
@@ -661,7 +664,8 @@ def _fix(args: argparse.Namespace) -> int:
         result, written = _with_agent(
             args, repo,
             lambda agent: fix_working_tree(
-                repo, base=base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run
+                repo, base=base, options=options, decider=agent, cap=args.max_claims, dry_run=args.dry_run,
+                config=config,
             ),
         )  # fmt: skip
     if note is not None:
@@ -669,7 +673,7 @@ def _fix(args: argparse.Namespace) -> int:
     sys.stdout.write(render_text(result, [] if args.dry_run else written))
     if args.dry_run and written:
         print("dry run: would write " + ", ".join(written))
-    return EXIT_ATTENTION if result.flagged else EXIT_OK
+    return EXIT_ATTENTION if result.needs_a_person else EXIT_OK
 
 
 def _ground(args: argparse.Namespace) -> int:

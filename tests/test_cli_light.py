@@ -188,3 +188,14 @@ def test_a_reader_gone_before_the_last_buffered_output_ends_the_command_quietly(
         process.stdout.close()  # the reader left before a byte was written
         errors = process.stderr.read()
     assert (process.returncode, errors) == (141, b"")
+
+
+def test_a_repository_without_a_config_file_pays_for_neither_pydantic_nor_yaml(repo: GitRepo) -> None:
+    """`.github/wikiwarden.yml` is read by every check; only a repository that has one pays for its schema."""
+    repo.write("src/a.py", "def f():\n    return 1\n")
+    repo.write("openwiki/a.md", "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`f` returns 1.\n")
+    repo.commit("a wiki")
+    argv = ("check", "--repo", str(repo.root))
+    assert _imported_by(*argv, watched=("pydantic", "ruamel")) == {"status": 0, "heavy": []}
+    repo.write(".github/wikiwarden.yml", "wiki_dir: openwiki\n")
+    assert _imported_by(*argv, watched=("pydantic", "ruamel")) == {"status": 0, "heavy": ["pydantic", "ruamel"]}

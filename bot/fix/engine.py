@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
 from ..claims.errors import Problem
-from ..claims.sidecar import Claim, Sidecar, page_version, render_sidecar
+from ..claims.results import BrokenReference
+from ..claims.sidecar import Claim, Sidecar, page_version, parse_sidecar, render_sidecar
 from ..claims.track import reference_verdict
 from ..claims.verdicts import Verdict
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .check import Checked, Decision, reanchored
+from .mentions import ReferenceOutcome, plan_rewrites
 from .view import CodeView
 from .work import PageWork
 
@@ -84,10 +86,55 @@ class FixResult:
     outcomes: list[ClaimOutcome] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     model: str | None = None
+    references: list[ReferenceOutcome] = field(default_factory=list)  # broken references: rewritten or left
 
     @property
     def flagged(self) -> list[ClaimOutcome]:
         return [o for o in self.outcomes if o.action is Action.FLAGGED]
+
+    @property
+    def references_left(self) -> list[ReferenceOutcome]:
+        """The broken references that still fail the check: a person must correct their pages."""
+        return [o for o in self.references if not o.rewritten]
+
+    @property
+    def needs_a_person(self) -> bool:
+        """Whatever `check` would still fail on: a claim left flagged, or a broken reference not rewritten."""
+        return bool(self.flagged or self.references_left)
+
+
+def rewrite_references(
+    result: FixResult,
+    refs: Sequence[BrokenReference],
+    read: Callable[[str], bytes],
+    sidecars: Mapping[str, str],
+    *,
+    actor: str,
+    at: str,
+) -> None:
+    """Rewrite in `result` the mentions of the references a rename broke (`plan_rewrites`), on the pages as the
+    fix leaves them (read through `read` when the fix did not write them), and record what became of every
+    broken reference that fails the check. A grounded page (`sidecars`: page → its sidecar) gets its sidecar's
+    `pageVersion` and its `generated` stamp refreshed; a person's page only the line that changed."""
+    pages = {ref.page for ref in refs if ref.attention}
+    texts: dict[str, str] = {}
+    for page in pages:
+        data = result.files.get(page) or read(page)
+        try:
+            texts[page] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not text: its references are left, and said
+    rewritten, result.references = plan_rewrites(refs, texts)
+    for page, text in rewritten.items():
+        sidecar_path = sidecars.get(page)
+        if sidecar_path is None:
+            result.files[page] = text.encode("utf-8")
+            continue
+        content = stamp_generated(read(page).decode("utf-8", "replace"), text, actor, at).encode("utf-8")
+        result.files[page] = content
+        sidecar = parse_sidecar(result.files.get(sidecar_path) or read(sidecar_path), sidecar_path)
+        refreshed = Sidecar(page_version(content), sidecar.claims, sidecar.verification)
+        result.files[sidecar_path] = render_sidecar(refreshed)
 
 
 async def _still_holds(claims: list[Claim], view: CodeView) -> bool:

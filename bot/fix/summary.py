@@ -47,7 +47,10 @@ def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Lin
     """The checklist of every claim handled, the model and the tokens used; cut safely below GitHub's limit."""
     lines = [marker, f"## {heading}", ""]
     counts = {action: sum(1 for o in result.outcomes if o.action is action) for action in Action}
-    lines.append(", ".join(f"{n} {action.value}" for action, n in counts.items() if n) or "Nothing to change.")
+    rewritten = sum(1 for o in result.references if o.rewritten)
+    parts = [f"{n} {action.value}" for action, n in counts.items() if n]
+    parts += [plural(rewritten, "reference rewritten", "references rewritten")] * bool(rewritten)
+    lines.append(", ".join(parts) or "Nothing to change.")
     lines.append("")
     for outcome in result.outcomes:
         done = "x" if outcome.action is not Action.FLAGGED else " "
@@ -57,6 +60,14 @@ def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Lin
         lines.append(line)
         reason = prose(outcome.reason.strip().rstrip("."))
         lines.append(f"  {reason}. Evidence: {_evidence_links(outcome, link)}")
+    if result.references:
+        lines += ["", "References:", ""]
+        for item in result.references:
+            ref = item.reference
+            done = "x" if item.rewritten else " "
+            where = f"{code(ref.page)} line {ref.line}"
+            shown = code(ref.text) + (f" → {code(item.new_text)}" if item.new_text is not None else "")
+            lines.append(f"- [{done}] {where}: {shown}: {prose(item.reason)}")
     lines.append("")
     if result.model:
         lines.append(model_line(result.model, result.usage))
@@ -66,6 +77,9 @@ def pull_request_body(result: FixResult, *, heading: str, marker: str, link: Lin
     if flagged:
         waiting = plural(len(flagged), "claim still needs a person", "claims still need a person")
         lines += ["", f"{waiting}: see the unticked items above."]
+    if result.references_left:
+        waiting = plural(len(result.references_left), "reference still needs", "references still need")
+        lines += ["", f"{waiting} a person: see the unticked items above."]
     body = "\n".join(lines) + "\n"
     if len(body) > BODY_LIMIT:
         body = body[: BODY_LIMIT - 80].rsplit("\n", 1)[0] + "\n\n_…the list was cut to fit; see the check run._\n"
@@ -87,8 +101,13 @@ def render_text(result: FixResult, written: list[str]) -> str:
         if outcome.evidence_after != outcome.evidence_before and outcome.evidence_after:
             out.append(f"      evidence: {', '.join(one_line(r) for r in outcome.evidence_after)}")
         out.append(f"      {clip(outcome.reason, _REASON_WIDTH)}")
-    if not result.outcomes:
-        out.append("Nothing to fix: no claim needs attention.")
+    for done in result.references:
+        ref = done.reference
+        shown = f"{clip(ref.text, 60)} → {clip(done.new_text, 60)}" if done.new_text else clip(ref.text, 60)
+        out.append(f"  {'✎' if done.rewritten else '!'} {one_line(ref.page)}:{ref.line}  {shown}")
+        out.append(f"      {clip(done.reason, _REASON_WIDTH)}")
+    if not result.outcomes and not result.references:
+        out.append("Nothing to fix: no claim or reference needs attention.")
     out.append("")
     out.append(f"Wrote {plural(len(written), 'file')}" + (": " + ", ".join(written) if written else "."))
     if result.model:
@@ -98,6 +117,8 @@ def render_text(result: FixResult, written: list[str]) -> str:
     flagged = result.flagged
     if flagged:
         out.append(plural(len(flagged), "claim still needs a person.", "claims still need a person."))
+    if result.references_left:
+        out.append(plural(len(result.references_left), "reference still needs", "references still need") + " a person.")
     return "\n".join(out) + "\n"
 
 

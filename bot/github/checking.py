@@ -8,12 +8,14 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..claims.options import SweepOptions
+from ..ground.baseline import BaselineError
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ..usecases.check import check
-from ..usecases.config import read_repo_config
+from ..usecases.config import Config, read_repo_config
 from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import settled_pages
+from ..usecases.references import reference_rules
 from .checks import (
     FIX_ACTION,
     GROUND_ACTION,
@@ -94,7 +96,12 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, request: CheckReque
             base, merge_base = pull_base, True
     change = await source.change(base, head, merge_base=merge_base, label=request.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
-    report = await check(source, head, change, options, memory=rt.evidence)
+    try:
+        rules = await reference_rules(source, head, Config(config))
+    except BaselineError as exc:
+        await complete_check_run(gh, repo_name, run_id, failure_output("The baseline cannot be read", str(exc)))
+        return
+    report = await check(source, head, change, options, memory=rt.evidence, rules=rules)
     settled: list[str] = []
     if report.ungrounded_pages and config.ground != "off":  # pages grounding read already get no button
         settled = await settled_pages(source, head, report.ungrounded_pages, config.wiki_dir)

@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..claims.inert import prose
 from ..claims.options import SweepOptions
 from ..fix.engine import FixResult
+from ..ground.baseline import BaselineError
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import FixRequest
 from ..source.github import GitHubSnapshot, GitHubSource
 from ..source.memory import SweepMemory
+from ..usecases.config import Config
 from ..usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
 from ..usecases.fix import prepare_fix, run_fix
+from ..usecases.references import reference_rules
 from .client import GitHubClient
 from .proposing import run_proposal
 from .publish import inspect_branch, propose
@@ -110,9 +113,13 @@ async def propose_fix(rt: FixHost, gh: GitHubClient, request: FixRequest) -> Fix
     change = await source.change(base, head, merge_base=merge_base, label=request.base_label) if base else None
     options = SweepOptions(wiki_dir=config.wiki_dir, max_file_bytes=config.limits.max_file_bytes)
     cap = config.limits.max_claims_per_fix
-    inputs = await prepare_fix(source, head, change, options, cap, memory=rt.evidence)
-    if not inputs.work:
-        return FixStatus("Nothing to fix: no claim this change touched needs attention.")
+    try:
+        rules = await reference_rules(source, head, Config(config))
+    except BaselineError as exc:
+        return FixStatus(f"No fix: {prose(str(exc))}")
+    inputs = await prepare_fix(source, head, change, options, cap, memory=rt.evidence, rules=rules)
+    if not inputs.has_work:
+        return FixStatus("Nothing to fix: no claim or reference this change touched needs attention.")
 
     commit = await gh.getitem(
         "/repos/{owner}/{repo}/git/commits/{sha}",

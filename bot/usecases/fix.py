@@ -8,7 +8,7 @@ them as a pull request.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -17,7 +17,7 @@ from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import Sweeper
-from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head
+from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head, rewrite_references
 from ..fix.view import CodeView, search_scope
 from ..fix.work import PageWork, page_errors, pages_with_work, plan_work
 from ..okf.project import ACTOR
@@ -26,6 +26,8 @@ from ..source.git import SHALLOW_HISTORY, GitError, GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
 from ..source.memory import SweepMemory
 from .check import check
+from .config import Config
+from .references import ReferenceRules, reference_rules
 
 
 @dataclass
@@ -40,6 +42,12 @@ class FixInputs:
     previous_last_update: bytes | None
     change: Change | None
     checked_since: str | None = None
+    read: Callable[[str], bytes] | None = None  # the head's files the preparation fetched (broken references' pages)
+
+    @property
+    def has_work(self) -> bool:
+        """Claims to re-anchor, decide or report, or broken references to rewrite or report."""
+        return bool(self.work or any(ref.attention for ref in self.report.broken_references))
 
 
 async def prepare_fix(
@@ -49,14 +57,16 @@ async def prepare_fix(
     options: SweepOptions,
     cap: int,
     memory: SweepMemory | None = None,
+    rules: ReferenceRules | None = None,
 ) -> FixInputs:
-    """Check (with the sweep's `memory`, when given), then read what the fix needs: every page with work (at most
-    `cap` claims to decide; every claim that needs attention when `options.recheck_all`, only those the change
-    made stale otherwise)."""
-    report = await check(source, head, change, options, references=False, memory=memory)
+    """Check (with the sweep's `memory`, when given; the references under `rules`), then read what the fix
+    needs: every page with work (at most `cap` claims to decide; every claim that needs attention when
+    `options.recheck_all`, only those the change made stale otherwise), and every page with a broken reference."""
+    report = await check(source, head, change, options, memory=memory, rules=rules)
     last_path = f"{options.wiki_dir}/{LAST_UPDATE}"
     pages = pages_with_work(report)
-    await source.fetch(head, [path for page in pages for path in (page.page, page.sidecar)] + [last_path])
+    named = sorted({ref.page for ref in report.broken_references if ref.attention})
+    await source.fetch(head, [path for page in pages for path in (page.page, page.sidecar)] + named + [last_path])
     work = plan_work(report, head.read, cap, decide_all=options.recheck_all)
     scope = search_scope(source.files(head), change.paths if change else (), work)
 
@@ -67,18 +77,24 @@ async def prepare_fix(
     last = head.entry(last_path)
     previous = head.read(last_path) if last is not None and last.kind is Kind.FILE else None
     checked_since = None if change is None or options.recheck_all else (change.base.commit or change.base.label)
-    return FixInputs(report, work, view, previous, change, checked_since)
+    return FixInputs(report, work, view, previous, change, checked_since, head.read)
 
 
 async def run_fix(
     inputs: FixInputs, decider: Decider | None, *, wiki_dir: str, cap: int, at: str, head_commit: str
 ) -> FixResult:
-    """Decide and apply: the files to write (only what changes), and what happened to every claim."""
-    return await fix_wiki(
+    """Decide and apply: the files to write (only what changes), what happened to every claim, and to every
+    broken reference (the renamed ones' mentions rewritten, without a model)."""
+    result = await fix_wiki(
         inputs.work, inputs.view, decider, wiki_dir=wiki_dir, actor=ACTOR, at=at, head=head_commit,
         previous_last_update=inputs.previous_last_update, cap=cap, checked_since=inputs.checked_since,
         unreadable_pages=page_errors(inputs.report),
     )  # fmt: skip
+    refs = inputs.report.broken_references
+    if inputs.read is not None and any(ref.attention for ref in refs):
+        sidecars = {page.page: page.sidecar for page in inputs.report.pages if page.error is None}
+        rewrite_references(result, refs, inputs.read, sidecars, actor=ACTOR, at=at)
+    return result
 
 
 def now_iso() -> str:
@@ -131,15 +147,18 @@ async def fix_working_tree(
     decider: Decider | None,
     cap: int = 50,
     dry_run: bool = False,
+    config: Config | None = None,
 ) -> tuple[FixResult, list[str]]:
     """`wikiwarden fix`: fix the working tree's wiki in place; the result and the files written (or that would
     be, with `dry_run`). With `options.recheck_all`, every claim that needs attention is decided, the evidence
-    followed through the change from `base`; otherwise only what that change made stale."""
+    followed through the change from `base`; otherwise only what that change made stale. References are checked
+    under the repository's `config` (pages excluded, its baseline), as `check` does."""
     source = LocalSource(repo)
     head = await source.snapshot(None)
     require_wiki_folder(head, options.wiki_dir)
+    rules = await reference_rules(source, head, config) if config is not None else None
     change = await source.change(base, head) if base is not None else None
-    inputs = await prepare_fix(source, head, change, options, cap)
+    inputs = await prepare_fix(source, head, change, options, cap, rules=rules)
     result = await run_fix(
         inputs, decider, wiki_dir=options.wiki_dir, cap=cap, at=now_iso(), head_commit=repo.resolve("HEAD")
     )

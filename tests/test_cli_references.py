@@ -1,0 +1,150 @@
+"""Broken references on docs people write, through the command line as a user meets them: what fails the check
+and what is only a note, renames named and rewritten by `fix`, silencing comments, the baseline, history pages,
+the repository's `.github/wikiwarden.yml`, and pages too large to read."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import GitRepo
+
+pytestmark = pytest.mark.usefixtures("isolated_cli")
+
+UTIL = "def flatten(items):\n    out = []\n    for xs in items:\n        out.extend(xs)\n    return out\n"
+CONFIG = 'wiki_dir: docs\nreferences:\n  exclude: ["docs/legacy/**"]\n'
+
+
+@pytest.fixture
+def docs(repo: GitRepo) -> GitRepo:
+    """A repository with hand-written docs in docs/, configured for them, and a package folder `typer-slim/`."""
+    repo.write(".github/wikiwarden.yml", CONFIG)
+    repo.write("src/util.py", UTIL)
+    repo.write("typer-slim/README.md", "# typer-slim\n")
+    repo.write("docs/guide.md", "# Guide\n\nThe helpers live in `src/util.py`; call `util.flatten()`.\n")
+    repo.write("docs/install.md", "# Install\n\nInstall `typer-slim` with pip, or see `typer-slim/`.\n")
+    repo.write("docs/legacy/old.md", "# Old\n\nSee `src/util.py`.\n")
+    repo.write("docs/release-notes.md", "# Release notes\n\n## 0.1\n\n* Added `src/util.py` and `typer-slim/`.\n")
+    repo.commit("docs", tag="v1")
+    return repo
+
+
+def test_the_config_file_names_the_docs_folder_and_the_flag_overrides_it(docs: GitRepo, cli) -> None:
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 0, run.err
+    assert "Wikiwarden check · docs/" in run.out
+    run = cli("check", "--repo", docs.root, "--wiki-dir", "openwiki")
+    assert run.code == 2 and "the wiki folder openwiki/ does not exist" in run.err
+
+
+def test_a_removed_package_folder_named_by_its_bare_word_is_a_note_written_as_a_path_it_fails(
+    docs: GitRepo, cli
+) -> None:
+    docs.remove("typer-slim/README.md")
+    docs.commit("typer-slim goes")
+    run = cli("check", "--repo", docs.root, "--base", "v1", "--verbose")
+    assert run.code == 1
+    assert "  ✗ docs/install.md:3  typer-slim/ (typer-slim): removed by this change\n" in run.out
+    assert "  · docs/install.md:3  typer-slim: removed by this change\n" in run.out  # the bare word: a note
+    assert "a bare word: it may be a package's name or a word, not this folder" in run.out
+    assert "release-notes.md:" not in run.out  # history: its references are not checked
+    document = cli("check", "--repo", docs.root, "--base", "v1", "--format", "json").json()
+    assert [(r["text"], r["attention"]) for r in document["broken_references"]] == [
+        ("typer-slim", False),
+        ("typer-slim/", True),
+    ]
+    assert document["summary"]["broken_references"] == 1 and document["summary"]["reference_notes"] == 1
+
+
+def test_a_rename_fails_the_check_names_the_new_path_and_fix_rewrites_it(docs: GitRepo, cli) -> None:
+    docs.git("mv", "src/util.py", "src/helpers.py")
+    docs.write("src/helpers.py", UTIL.replace("def flatten(", "def flatten_all("))
+    docs.commit("util becomes helpers")
+    run = cli("check", "--repo", docs.root, "--base", "v1")
+    assert run.code == 1
+    assert "  ✗ docs/guide.md:3  src/util.py: renamed by this change to src/helpers.py\n" in run.out
+    assert "util.flatten() (flatten): renamed by this change to flatten_all" in run.out
+    assert "legacy" not in run.out  # excluded by the config file
+    fixed = cli("fix", "--repo", docs.root, "--base", "v1")
+    assert fixed.code == 0, fixed.out
+    assert "✎ docs/guide.md:3  src/util.py → src/helpers.py" in fixed.out
+    assert docs.read("docs/guide.md") == b"# Guide\n\nThe helpers live in `src/helpers.py`; call `helpers.flatten_all()`.\n"
+    assert cli("check", "--repo", docs.root, "--base", "v1").code == 0
+
+
+def test_fix_exits_as_check_does_on_what_it_cannot_rewrite(docs: GitRepo, cli) -> None:
+    docs.remove("src/util.py")
+    docs.commit("util goes")
+    assert cli("check", "--repo", docs.root, "--base", "v1").code == 1
+    fixed = cli("fix", "--repo", docs.root, "--base", "v1")
+    assert fixed.code == 1
+    assert "! docs/guide.md:3  src/util.py" in fixed.out and "removed: a person must correct the page" in fixed.out
+    assert "2 references still need a person." in fixed.out
+
+
+def test_an_ignore_comment_silences_a_line(docs: GitRepo, cli) -> None:
+    docs.write("docs/guide.md", "# Guide\n\nThe helpers live in `src/util.py`. <!-- wikiwarden: ignore -->\n")
+    docs.commit("silenced", tag="v2")
+    docs.remove("src/util.py")
+    docs.commit("util goes")
+    assert cli("check", "--repo", docs.root, "--base", "v2").code == 0
+
+
+def test_a_baseline_lets_an_existing_repository_start_clean(docs: GitRepo, cli) -> None:
+    docs.write("docs/guide.md", "# Guide\n\nSee `src/gone.py` and [the API](api.md).\n")
+    docs.commit("two dead references")
+    assert cli("check", "--repo", docs.root).code == 1
+    written = cli("check", "--repo", docs.root, "--write-baseline", docs.root / ".github/wikiwarden-baseline.json")
+    assert written.code == 0 and "wrote" in written.out and "2 broken references" in written.out
+    docs.write(".github/wikiwarden.yml", CONFIG + "baseline: .github/wikiwarden-baseline.json\n")
+    docs.commit("a baseline")
+    run = cli("check", "--repo", docs.root, "--verbose")
+    assert run.code == 0, run.out
+    assert "in the baseline (.github/wikiwarden-baseline.json)" in run.out
+    docs.write("docs/install.md", "# Install\n\nSee `src/also-gone.py`.\n")  # new breakage still fails
+    assert cli("check", "--repo", docs.root).code == 1
+    again = cli("check", "--repo", docs.root, "--write-baseline", docs.root / ".github/wikiwarden-baseline.json")
+    assert "3 broken references" in again.out  # the old baseline is not read while a new one is written
+    docs.remove(".github/wikiwarden-baseline.json")
+    missing = cli("check", "--repo", docs.root)
+    assert missing.code == 2
+    assert "the baseline .github/wikiwarden-baseline.json does not exist in the working tree" in missing.err
+    assert "wikiwarden check --write-baseline .github/wikiwarden-baseline.json" in missing.err
+
+
+def test_a_config_that_cannot_be_used_is_an_error_saying_why(docs: GitRepo, cli) -> None:
+    docs.write(".github/wikiwarden.yml", "wiki_dir: docs\nreferences:\n  exclued: []\n")
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 2
+    assert run.err.startswith("wikiwarden: error: .github/wikiwarden.yml: `references.exclued`")
+    assert cli("fix", "--repo", docs.root).code == 2 and cli("claim", "list", "--repo", docs.root).code == 2
+
+
+def test_a_page_too_large_to_read_is_said(docs: GitRepo, cli) -> None:
+    docs.write("docs/huge.md", "# Huge\n\n" + "word " * 300)
+    run = cli("check", "--repo", docs.root, "--max-file-size", "1000")
+    size = len(docs.read("docs/huge.md"))
+    assert f"Not read: docs/huge.md: {size:,} bytes, over the limit of 1,000" in run.out
+
+
+def test_a_link_as_the_docs_site_resolves_it_is_no_broken_reference(docs: GitRepo, cli) -> None:
+    """httpx's docs/async.md links `../advanced/transports#asgitransport`, which works on the built site."""
+    docs.write("docs/advanced/transports.md", "# Transports\n\n## ASGITransport\n")
+    docs.write("docs/async.md", "# Async\n\nSee [the transport](../advanced/transports#asgitransport).\n")
+    assert cli("check", "--repo", docs.root).code == 0
+    docs.write("docs/async.md", "# Async\n\nSee [the transport](../advanced/transport#asgitransport).\n")
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 1 and "../advanced/transport#asgitransport" in run.out
+
+
+def test_a_working_file_the_program_makes_is_a_note_on_a_full_sweep(repo: GitRepo, cli) -> None:
+    """openwiki's own wiki names `openwiki/_plan.md` and `openwiki/.langsmith.json`, made at run time."""
+    repo.write("src/a.py", "x = 1\n")
+    repo.write("openwiki/agent.md", "# Agent\n\nIt writes `openwiki/_plan.md` and reads `openwiki/.langsmith.json`.\n")
+    repo.commit("a wiki")
+    run = cli("check", "--repo", repo.root, "--verbose")
+    assert run.code == 0, run.out
+    assert run.out.count("a working file never in this repository's history: made at run time") == 2
+    repo.write("openwiki/_plan.md", "# Plan\n")
+    repo.commit("a plan, committed once")
+    repo.remove("openwiki/_plan.md")
+    repo.commit("and gone")
+    assert cli("check", "--repo", repo.root).code == 1  # once in the history, it is a file that went
