@@ -1,5 +1,6 @@
 """`okf sync`'s plan on a docs site people wrote (a copy of a few files of HTTPX's MkDocs site, tests/data/httpx_docs):
-a title never comes from a code block.
+an index goes only into a folder with pages, and a title never comes from a code block. What OpenWiki's own wiki
+gets stays what OpenWiki writes.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from bot.okf.index import plan_indexes, render_index
 from bot.okf.project import first_heading, normalize_concept
 
 SITE = Path(__file__).parents[1] / "data" / "httpx_docs"
+OKF_WIKI = Path(__file__).parents[1] / "data" / "okf_wiki"
+ROOT = '---\nokf_version: "0.2"\n---\n\n'
 TIMEOUTS_TITLE = b'---\ntype: "Reference"\ntitle: "Timeouts"\nopenwiki_generated: true\n---\n\n'
 
 
@@ -31,6 +35,50 @@ def test_the_fixture_is_httpx_as_published(site: dict[str, bytes]) -> None:
     blobs = {path: hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest() for path, data in site.items()}
     assert blobs == listed
     assert sum(p.stat().st_size for p in SITE.rglob("*") if p.is_file()) < 60 * 1024  # kept small
+
+
+# -- an index only where there are pages ---------------------------------------------------------------------------
+
+
+def test_an_index_goes_only_into_folders_with_pages(site: dict[str, bytes]) -> None:
+    planned = plan_indexes(site, "docs")
+    assert planned.writes == {"docs/advanced/index.md": b"# Files\n\n- [resource-limits](resource-limits.md)\n"
+                              b"- [timeouts](timeouts.md)\n"}  # fmt: skip
+    assert planned.kept == ["docs/index.md"]  # the home page, a person's: never overwritten
+    # Not css/, img/, overrides/ or overrides/partials/: a site would publish an index.md there as a page.
+
+
+def test_a_folder_with_pages_only_below_it_gets_an_index_that_lists_them() -> None:
+    files = {"w/a.md": b"# A\n", "w/api/v1/b.md": b"# B\n", "w/api/logo.png": b"\x89PNG", "w/theme/x.html": b"<p>"}
+    assert plan_indexes(files, "w").writes == {
+        "w/index.md": f"{ROOT}# Files\n\n- [a](a.md)\n\n# Directories\n\n- [api](api/)\n".encode(),
+        "w/api/index.md": b"# Directories\n\n- [v1](v1/)\n",
+        "w/api/v1/index.md": b"# Files\n\n- [b](b.md)\n",
+    }
+    assert plan_indexes({"w/css/site.css": b"p {}", "w/img/a.png": b"\x89PNG"}, "w").writes == {}
+
+
+def test_an_index_already_in_a_folder_without_pages_is_kept_up_to_date_as_openwiki_keeps_it() -> None:
+    """Its pages were deleted: OpenWiki rewrites the index it wrote there (and lists the folder); so does sync, which
+    only never creates one there. A person's index.md in such a folder is no index of the wiki's at all."""
+    files = {
+        "w/a.md": b"# A\n",
+        "w/old/index.md": b"# Files\n\n- [Gone](gone.md)\n",
+        "w/notes/index.md": b"# Notes\n\nMine.\n",
+    }
+    assert plan_indexes(files, "w").writes == {
+        "w/index.md": f"{ROOT}# Files\n\n- [a](a.md)\n\n# Directories\n\n- [old](old/)\n".encode(),
+        "w/old/index.md": b"# Files\n",
+    }
+    assert plan_indexes(files, "w").kept == []
+
+
+def test_an_openwiki_wikis_folders_all_hold_pages_so_its_indexes_are_openwikis() -> None:
+    """OpenWiki indexes every folder; in a wiki of pages that is every folder with pages, byte for byte the same."""
+    files = files_of(OKF_WIKI, "openwiki")
+    planned = plan_indexes(files, "openwiki")
+    assert set(planned.writes) == {"openwiki/index.md", "openwiki/nested/index.md", "openwiki/nested/deep/index.md"}
+    assert planned.writes["openwiki/nested/index.md"] == render_index([], ["deep"], False).encode()
 
 
 # -- titles ----------------------------------------------------------------------------------------------------------
