@@ -226,19 +226,20 @@ def _usable(value: Any) -> bool:
     return isinstance(value, str) and bool(js_trim(value))
 
 
-def normalize_concept(text: str, path: str, language: str = "en") -> str:
+def normalize_concept(text: str, path: str, language: str = "en", *, generated: bool = True) -> str:
     """Give a page without a usable `type` one. A page with no front matter gets OpenWiki's minimal block;
     a page whose front matter parses gets `type` (and `title` when it has none) and `openwiki_generated`
-    added, everything else kept. Invalid YAML raises FrontMatterError: reported, never rewritten."""
+    added, everything else kept. Invalid YAML raises FrontMatterError: reported, never rewritten.
+
+    `openwiki_generated: true` tells OpenWiki's agent the metadata is a fallback to rewrite: it is added only
+    when `generated` says a tool wrote the page (OpenWiki's pages), never to a person's."""
     page = Page.parse(text)
     concept_type = localized(CONCEPT_TYPES, language)
     if not page.has_front_matter:
         eol = page.eol
         title = first_heading(page.body) or title_from_filename(path)
-        block = (
-            f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}"
-            f"{GENERATED_FLAG}: true{eol}---{eol}{eol}"
-        )
+        flag = f"{GENERATED_FLAG}: true{eol}" if generated else ""
+        block = f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}{flag}---{eol}{eol}"
         # No byte-order mark before the new block (trimmed with the body's leading whitespace, as OpenWiki
         # trims it): a reader that does not skip one (OpenWiki, okf-cli) would not see the block behind it.
         return block + page.body.lstrip(JS_WHITESPACE)
@@ -249,7 +250,7 @@ def normalize_concept(text: str, path: str, language: str = "en") -> str:
     if not _usable(fields.get("title")):
         title = first_heading(page.body) or title_from_filename(path)
         text = _insert(text, "title", f"title: {json_quoted(title)}", after="type")
-    if fields.get(GENERATED_FLAG) is not True:
+    if generated and fields.get(GENERATED_FLAG) is not True:
         text = set_field(text, GENERATED_FLAG, [f"{GENERATED_FLAG}: true"])
     return text
 

@@ -1,6 +1,6 @@
 """`okf sync`'s plan on a docs site people wrote (a copy of a few files of HTTPX's MkDocs site, tests/data/httpx_docs):
-an index goes only into a folder with pages, and a title never comes from a code block. What OpenWiki's own wiki
-gets stays what OpenWiki writes.
+an index goes only into a folder with pages, a title never comes from a code block, and the pages of a folder that
+is not an OpenWiki wiki never get `openwiki_generated`. What OpenWiki's own wiki gets stays what OpenWiki writes.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ import pytest
 
 from bot.okf.index import plan_indexes, render_index
 from bot.okf.project import first_heading, normalize_concept
+from bot.okf.sync import PERSONS_INDEX, plan_sync, recognise
 
 SITE = Path(__file__).parents[1] / "data" / "httpx_docs"
 OKF_WIKI = Path(__file__).parents[1] / "data" / "okf_wiki"
 ROOT = '---\nokf_version: "0.2"\n---\n\n'
-TIMEOUTS_TITLE = b'---\ntype: "Reference"\ntitle: "Timeouts"\nopenwiki_generated: true\n---\n\n'
+TIMEOUTS_TITLE = b'---\ntype: "Reference"\ntitle: "Timeouts"\n---\n\n'
 
 
 def files_of(folder: Path, under: str) -> dict[str, bytes]:
@@ -88,7 +89,9 @@ def test_a_title_never_comes_from_a_code_block(site: dict[str, bytes]) -> None:
     timeouts = site["docs/advanced/timeouts.md"].decode()
     assert "\n# Using the top-level API:\n" in timeouts  # OpenWiki's rule, and Wikiwarden's before, took this
     assert first_heading(timeouts) is None
-    assert normalize_concept(timeouts, "docs/advanced/timeouts.md") == (TIMEOUTS_TITLE.decode() + timeouts)
+    assert normalize_concept(timeouts, "docs/advanced/timeouts.md", generated=False) == (
+        TIMEOUTS_TITLE.decode() + timeouts
+    )
     assert first_heading(site["docs/index.md"].decode()) is None  # its only `# ` line is a shell comment
     assert first_heading(site["docs/http2.md"].decode()) == "HTTP/2"
 
@@ -113,3 +116,59 @@ def test_a_title_never_comes_from_a_code_block(site: dict[str, bytes]) -> None:
 )
 def test_the_title_is_the_first_real_level_one_heading(body: str, title: str | None) -> None:
     assert first_heading(body) == title
+
+
+# -- whose folder it is ----------------------------------------------------------------------------------------------
+
+LAST_UPDATE = b'{\n  "updatedAt": "2026-08-22T08:02:55.052Z",\n  "command": "update",\n  "language": "en"\n}\n'
+
+
+def test_an_openwiki_wiki_is_recognised_by_what_openwiki_leaves(site: dict[str, bytes]) -> None:
+    assert not recognise(site, "docs").is_openwiki_wiki
+    sidecar = {"docs/.claims/http2.json": b"{}"}  # grounded by hand: a person's pages still
+    assert not recognise({**site, **sidecar}, "docs").is_openwiki_wiki
+    ran = recognise({**site, "docs/.last-update.json": LAST_UPDATE}, "docs")
+    assert ran.is_openwiki_wiki and ran.pages_by_openwiki
+    # An index in OpenWiki's form: OpenWiki's, or an earlier `okf sync --init` over a person's pages.
+    indexed = recognise({**site, "docs/advanced/index.md": b"# Files\n\n- [T](timeouts.md)\n"}, "docs")
+    assert indexed.is_openwiki_wiki and not indexed.pages_by_openwiki
+    assert indexed.generated_indexes == ("docs/advanced/index.md",)
+    fixture = recognise(files_of(OKF_WIKI, "openwiki"), "openwiki")
+    assert fixture.generated_indexes == ("openwiki/index.md",) and not fixture.pages_by_openwiki
+    hidden = recognise({**site, "docs/.git/index.md": b"# Files\n"}, "docs")  # nothing in a dot folder counts
+    assert not hidden.is_openwiki_wiki
+
+
+def test_a_persons_pages_get_type_and_title_and_never_openwiki_generated(site: dict[str, bytes]) -> None:
+    plan = plan_sync(site, "docs", {}, pages_by_openwiki=False)
+    assert sorted(plan.writes) == [
+        "docs/advanced/index.md",
+        "docs/advanced/resource-limits.md",
+        "docs/advanced/timeouts.md",
+        "docs/http2.md",
+    ]
+    assert not any(b"openwiki_generated" in content for content in plan.writes.values())
+    assert plan.writes["docs/advanced/timeouts.md"] == TIMEOUTS_TITLE + site["docs/advanced/timeouts.md"]
+    assert plan.writes["docs/http2.md"].startswith(b'---\ntype: "Reference"\ntitle: "HTTP/2"\n---\n\n# HTTP/2\n')
+    assert plan.writes["docs/advanced/index.md"] == (
+        b"# Files\n\n- [Resource limits](resource-limits.md)\n- [Timeouts](timeouts.md)\n"
+    )
+    assert plan.kept == [("docs/index.md", PERSONS_INDEX)]
+    assert plan.counts() == (3, 1)
+    assert plan.problems == []
+
+
+def test_openwikis_pages_are_migrated_as_openwiki_migrates_them(site: dict[str, bytes]) -> None:
+    """The same pages, OpenWiki's: its first run's minimal block, `openwiki_generated` and all."""
+    plan = plan_sync(site, "docs", {}, pages_by_openwiki=True)
+    assert plan.writes["docs/advanced/timeouts.md"] == (
+        b'---\ntype: "Reference"\ntitle: "Timeouts"\nopenwiki_generated: true\n---\n\n'
+        + site["docs/advanced/timeouts.md"]
+    )
+    person = "---\ntitle: Home\n---\n\n# Home\n"  # front matter without `type`: both fields added, no flag
+    assert normalize_concept(person, "docs/home.md", generated=False) == (
+        '---\ntype: "Reference"\ntitle: Home\n---\n\n# Home\n'
+    )
+    assert normalize_concept(person, "docs/home.md") == (
+        '---\ntype: "Reference"\ntitle: Home\nopenwiki_generated: true\n---\n\n# Home\n'
+    )
