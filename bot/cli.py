@@ -815,7 +815,7 @@ def _init_command(args: argparse.Namespace) -> str:
     words = ["wikiwarden", "okf", "sync"]
     if args.repo is not None:
         words += ["--repo", shlex.quote(str(args.repo))]
-    if args.wiki_dir != DEFAULT_WIKI_DIR:
+    if args.wiki_dir is not None:  # else the folder comes from .github/wikiwarden.yml or is the default
         words += ["--wiki-dir", shlex.quote(str(args.wiki_dir))]
     if args.path is not None:
         words.append(shlex.quote(args.path))

@@ -59,6 +59,18 @@ def test_without_init_a_persons_site_is_left_and_sync_says_how(site: GitRepo, cl
     assert status(site.root) == []
 
 
+def test_the_command_it_suggests_is_the_one_to_run(site: GitRepo, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder named in .github/wikiwarden.yml: the suggestion needs no --wiki-dir, and running it syncs."""
+    site.write(".github/wikiwarden.yml", "wiki_dir: docs\n")
+    site.commit("the config names the site")
+    monkeypatch.chdir(site.root)
+    run = cli("okf", "sync")
+    assert run.code == 0 and run.out.endswith("; run `wikiwarden okf sync --init` to do so\n"), run.out
+    assert status(site.root) == []
+    assert cli("okf", "sync", "--init").code == 0
+    assert status(site.root) == WRITTEN
+
+
 def test_a_grounded_persons_site_is_still_a_persons(site: GitRepo, cli) -> None:
     """A `.claims/` folder is Wikiwarden's too: grounding a person's page makes the site no OpenWiki wiki."""
     assert cli("claim", "add", "--repo", site.root, "--wiki-dir", "docs", "http2.md", "The site is HTTPX's",
