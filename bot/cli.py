@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import shlex
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
@@ -225,13 +226,26 @@ def _add_okf(commands: _Commands) -> None:
     validate.add_argument("--format", choices=("text", "json"), default="text")
     validate.set_defaults(run=_okf_validate)
     sync = okf_commands.add_parser(
-        "sync", help="migrate pages, project `sources` from the claims, regenerate indexes (working tree)"
+        "sync",
+        help="migrate pages, project `sources` from the claims, regenerate indexes (working tree)",
+        description="Bring the OKF metadata and indexes of an OpenWiki wiki up to date. A folder is an OpenWiki wiki "
+        "when it holds OpenWiki's .last-update.json or an index.md in the form OpenWiki (or an earlier sync) writes; "
+        "any other folder, a person's docs site, is written only with --init. An index.md goes only into a folder "
+        "with pages, in it or below; a title comes only from a real level-one heading, never from a code block; "
+        "openwiki_generated is stamped only on pages OpenWiki wrote (the folder holds .last-update.json). Exit 0 "
+        "when nothing is wrong, 1 when a page could not be handled, 2 on usage errors.",
     )
     _common(sync, repo_default=None)
     sync.add_argument(
         "path", nargs="?", metavar="PATH", help="the wiki folder, if named this way too (it must be --wiki-dir)"
     )
     sync.add_argument("--dry-run", action="store_true", help="say what would change, write nothing")
+    sync.add_argument(
+        "--init",
+        action="store_true",
+        help="sync a folder that is not an OpenWiki wiki (a person's docs site): its pages get `type` and `title`, "
+        "never `openwiki_generated`",
+    )
     sync.set_defaults(run=_okf_sync)
 
 
@@ -777,17 +791,39 @@ def _okf_sync(args: argparse.Namespace) -> int:
                 f"{args.path} is not the wiki folder {options.wiki_dir}/ of {repo.root}; okf sync writes only the "
                 f"wiki (if it is the wiki, say so: --wiki-dir {args.path})"
             )
-        plan = sync_okf(repo, options.wiki_dir, dry_run=args.dry_run, max_file_bytes=options.max_file_bytes)
-    verb = "would write" if args.dry_run else "wrote"
-    for path in sorted(plan.writes):
-        print(f"{verb} {path}")
-    for path, why in plan.kept:  # a person's page where an index goes: left on purpose, not a problem
-        print(f"left as it is: {path}: {why}")
+        plan = sync_okf(
+            repo, options.wiki_dir, dry_run=args.dry_run, init=args.init, max_file_bytes=options.max_file_bytes
+        )
+    verb = "would write" if args.dry_run or plan.held else "wrote"
+    if args.dry_run or not plan.held:
+        for path in sorted(plan.writes):
+            print(f"{verb} {path}")
+        for path, why in plan.kept:  # a person's page where an index goes: left on purpose, not a problem
+            print(f"left as it is: {path}: {why}")
     for path, problem in plan.problems:
         print(f"left as it is: {path}: {problem}", file=sys.stderr)
     if not plan.writes:
         print("everything is up to date")
+    elif plan.held:  # a person's folder, and nothing asked sync to write into it: say so, nothing is wrong
+        pages, indexes = plan.counts()
+        print(
+            f"{options.wiki_dir}/ is not an OpenWiki wiki (no .last-update.json, no index.md OpenWiki or Wikiwarden "
+            f"wrote): okf sync would add front matter to {plural(pages, 'page')} and indexes to "
+            f"{plural(indexes, 'folder')}; run `{_init_command(args)}` to do so"
+        )
     return EXIT_ATTENTION if plan.problems else EXIT_OK
+
+
+def _init_command(args: argparse.Namespace) -> str:
+    """What to run to sync the folder anyway: okf sync on the same repository and folder, with --init."""
+    words = ["wikiwarden", "okf", "sync"]
+    if args.repo is not None:
+        words += ["--repo", shlex.quote(str(args.repo))]
+    if args.wiki_dir is not None:  # else the folder comes from .github/wikiwarden.yml or is the default
+        words += ["--wiki-dir", shlex.quote(str(args.wiki_dir))]
+    if args.path is not None:
+        words.append(shlex.quote(args.path))
+    return " ".join([*words, "--init"])
 
 
 # The web process's informational lines (one a delivery) are written together within this time: formatted one by

@@ -161,7 +161,7 @@ def test_okf_sync_takes_repo_and_wiki_dir(grounded: GitRepo, cli, tmp_path: Path
     shutil.move(grounded.root / "openwiki", grounded.root / "docs")
     grounded.commit("the wiki lives in docs/")
     monkeypatch.chdir(tmp_path)
-    run = cli("okf", "sync", "--repo", grounded.root, "--wiki-dir", "docs")
+    run = cli("okf", "sync", "--repo", grounded.root, "--wiki-dir", "docs", "--init")  # grounded by hand: a person's
     assert run.code == 0, run.err
     assert "wrote docs/index.md" in run.out
     assert (grounded.root / "docs/index.md").is_file()

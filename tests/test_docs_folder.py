@@ -176,11 +176,14 @@ def test_every_command_keeps_a_docs_folder(site: GitRepo, cli: Site) -> None:
     assert "repo://src/taskq/workers.py#L1-L3" in confirmed.out
     assert cli("check").code == 0
 
-    # -- OKF: sync brings pages and generated indexes up to date and leaves the person's index pages ------------------
+    # -- OKF: a person's site (its .claims/ is Wikiwarden's) is synced only when asked (--init) -----------------------
     status = cli.changed()
-    dry = cli("okf", "sync", "--dry-run")
+    unasked = cli("okf", "sync")
+    assert unasked.code == 0 and "docs/ is not an OpenWiki wiki" in unasked.out and cli.changed() == status
+    dry = cli("okf", "sync", "--init", "--dry-run")
     assert dry.code == 0 and "would write docs/about.md" in dry.out and cli.changed() == status
-    synced = cli("okf", "sync")
+    # -- then sync brings pages and generated indexes up to date and leaves the person's index pages -----------------
+    synced = cli("okf", "sync", "--init")
     assert synced.code == 0, synced.err
     written = set(re.findall(r"^wrote (\S+)$", synced.out, re.M))
     assert "docs/index.md" not in written and "docs/guide/index.md" not in written
@@ -189,7 +192,7 @@ def test_every_command_keeps_a_docs_folder(site: GitRepo, cli: Site) -> None:
     assert {"docs/about.md", "docs/guide/deep/index.md"} <= written
     assert all(path.startswith("docs/") for path in written)
     assert site.read("docs/guide/deep/index.md") == b"# Files\n\n- [Workers](workers.md)\n"
-    assert site.read("docs/about.md").startswith(b'---\ntype: "Reference"\ntitle: "About"\nopenwiki_generated: true\n')
+    assert site.read("docs/about.md").startswith(b'---\ntype: "Reference"\ntitle: "About"\n---\n')  # a person's
     workers_page = site.read("docs/guide/deep/workers.md").decode()
     assert (
         "sources:\n  - id: openwiki-source-" in workers_page
@@ -221,6 +224,5 @@ def test_every_command_keeps_a_docs_folder(site: GitRepo, cli: Site) -> None:
     assert cli("check").code == 0
     assert cli("okf", "sync").code == 0  # a page without claims: no sources, no machine's word that it holds
     assert (
-        site.read("docs/guide/queue.md")
-        == b'---\ntype: "Reference"\ntitle: "The queue"\nopenwiki_generated: true\n---\n\n' + QUEUE_PAGE.encode()
+        site.read("docs/guide/queue.md") == b'---\ntype: "Reference"\ntitle: "The queue"\n---\n\n' + QUEUE_PAGE.encode()
     )

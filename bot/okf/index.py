@@ -3,7 +3,8 @@
 
 OpenWiki owns its `openwiki/` folder and rewrites every `index.md` in it. A wiki folder may be a person's (`docs/`
 of a MkDocs site), so only an index OpenWiki or Wikiwarden wrote is rewritten, recognised by its form; any other
-`index.md` is a page of its own, left as it is.
+`index.md` is a page of its own, left as it is. OpenWiki also writes an index into every folder, one of stylesheets
+or images too; a site publishes such an `index.md` as a page, so an index is written only where it lists pages.
 """
 
 from __future__ import annotations
@@ -146,25 +147,40 @@ class IndexPlan:
     kept: list[str] = field(default_factory=list)  # indexes of a person's own, left as they are
 
 
+def _indexed_folders(files: Mapping[str, bytes], wiki_dir: str) -> set[str]:
+    """The folders that get an index: those holding, themselves or in a folder below, a page an index lists, or
+    an index OpenWiki or Wikiwarden wrote (kept up to date once it is there, as OpenWiki keeps it; never created).
+
+    OpenWiki indexes every folder, pages or not (`collectDirectories`); an OpenWiki wiki's folders hold pages, so
+    its indexes come out the same, while a site's `css/`, `img/` or `overrides/partials/` get none.
+    """
+    folders: set[str] = set()
+    for path in files:
+        parts = path[len(wiki_dir) + 1 :].split("/")
+        if any(part.startswith(".") for part in parts[:-1]):
+            continue
+        name = parts[-1]
+        if is_indexed_page(name) or (name == INDEX and is_generated_index(files[path])):
+            folders.update("/".join([wiki_dir, *parts[:depth]]) for depth in range(len(parts)))
+    return folders
+
+
 def plan_indexes(files: Mapping[str, bytes], wiki_dir: str, language: str = "en") -> IndexPlan:
-    """The index of every (non-dot) folder of the wiki, for those whose content differs from what is there and
-    is not a person's page.
+    """The index of every folder of the wiki that lists pages (see `_indexed_folders`), for those whose content
+    differs from what is there and is not a person's page.
 
     `files` holds every file under the wiki folder (paths from the repository root), pages as they will be.
     """
-    folders: dict[str, tuple[list[Entry], set[str]]] = {wiki_dir: ([], set())}
+    indexed = _indexed_folders(files, wiki_dir)
+    folders: dict[str, tuple[list[Entry], set[str]]] = {folder: ([], set()) for folder in indexed}
+    for folder in indexed:
+        if folder != wiki_dir:
+            parent, _, name = folder.rpartition("/")
+            folders[parent][1].add(name)
     for path in sorted(files):
-        relative = path[len(wiki_dir) + 1 :]
-        parts = relative.split("/")
-        if any(part.startswith(".") for part in parts[:-1]):
-            continue
-        for depth in range(len(parts) - 1):  # every folder on the way, each listed in its parent
-            parent = "/".join([wiki_dir, *parts[:depth]])
-            folders.setdefault(parent, ([], set()))[1].add(parts[depth])
-            folders.setdefault("/".join([wiki_dir, *parts[: depth + 1]]), ([], set()))
-        folder = "/".join([wiki_dir, *parts[:-1]])
-        if is_indexed_page(parts[-1]):
-            folders[folder][0].append(page_entry(parts[-1], files[path]))
+        folder, _, name = path.rpartition("/")
+        if folder in folders and is_indexed_page(name):
+            folders[folder][0].append(page_entry(name, files[path]))
     plan = IndexPlan()
     for folder, (entries, subfolders) in sorted(folders.items()):
         content = render_index(entries, subfolders, folder == wiki_dir, language).encode("utf-8")

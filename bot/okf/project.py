@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from hashlib import sha256
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..claims.collation import collation_key
@@ -21,13 +22,17 @@ from ..claims.sidecar import JS_WHITESPACE, js_trim
 from .frontmatter import FrontMatterError, Page, field_chunks, set_field
 from .render import json_quoted, list_item
 
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
 SOURCE_ID_PREFIX = "openwiki-source-"
 WIKIWARDEN_ACTOR_PREFIX = "wikiwarden/"
 ACTOR = WIKIWARDEN_ACTOR_PREFIX + __version__  # who Wikiwarden is in `generated`, `verified` and `.last-update.json`
 GENERATED_FLAG = "openwiki_generated"
 _MISSING = object()
 _JS_SPACE = f"[{re.escape(JS_WHITESPACE)}]"  # JavaScript's \s
-_FIRST_H1 = re.compile(rf"^#{_JS_SPACE}+(.+?){_JS_SPACE}*$", re.M)
+_FIRST_H1 = re.compile(rf"#{_JS_SPACE}+(.+?){_JS_SPACE}*")  # OpenWiki's firstHeading, on one line
+_MAY_HAVE_H1 = re.compile(r"^ {0,3}[#=]", re.M)  # without such a line a page has no level-one heading
 
 # OpenWiki's localised concept type for derived pages (index-labels); other languages fall back to English.
 CONCEPT_TYPES = {
@@ -178,9 +183,37 @@ def project_verified(text: str, event: tuple[str, str] | None, own_prefix: str =
 # -- pages without a usable type ----------------------------------------------------------------
 
 
+@cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # noqa: PLC0415 - imported only when a page needs a title
+
+    return MarkdownIt("commonmark")
+
+
 def first_heading(body: str) -> str | None:
-    match = _FIRST_H1.search(body)
-    return js_trim(match.group(1)) if match else None
+    """The title of a page: its first level-one heading as CommonMark reads it, outside any block quote or list.
+
+    OpenWiki (`firstHeading`, `/^#\\s+(.+?)\\s*$/mu`) takes the first line that starts with `# `, a comment in a
+    code block too (`# Using the top-level API:` of a Python example). Wikiwarden takes no line of a code block,
+    HTML block or quote, and counts a setext heading (`Title` over `=====`), which OpenWiki does not see. Of an
+    ATX heading it takes OpenWiki's text (a closing `#` kept) and, as OpenWiki, only one at the start of its line,
+    so a page OpenWiki titles from a real heading gets the same title from Wikiwarden.
+    """
+    if not _MAY_HAVE_H1.search(body):
+        return None
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as markdown-it numbers them
+    tokens = _markdown().parse(body)
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.tag != "h1" or token.level != 0 or token.map is None:
+            continue
+        if token.markup == "#":
+            match = _FIRST_H1.fullmatch(lines[token.map[0]])
+            title = js_trim(match.group(1)) if match else ""
+        else:  # setext: its text, over one line or several
+            title = js_trim(" ".join(js_trim(line) for line in tokens[index + 1].content.split("\n")))
+        if title:
+            return title
+    return None
 
 
 def title_from_filename(path: str) -> str:
@@ -193,19 +226,20 @@ def _usable(value: Any) -> bool:
     return isinstance(value, str) and bool(js_trim(value))
 
 
-def normalize_concept(text: str, path: str, language: str = "en") -> str:
+def normalize_concept(text: str, path: str, language: str = "en", *, generated: bool = True) -> str:
     """Give a page without a usable `type` one. A page with no front matter gets OpenWiki's minimal block;
     a page whose front matter parses gets `type` (and `title` when it has none) and `openwiki_generated`
-    added, everything else kept. Invalid YAML raises FrontMatterError: reported, never rewritten."""
+    added, everything else kept. Invalid YAML raises FrontMatterError: reported, never rewritten.
+
+    `openwiki_generated: true` tells OpenWiki's agent the metadata is a fallback to rewrite: it is added only
+    when `generated` says a tool wrote the page (OpenWiki's pages), never to a person's."""
     page = Page.parse(text)
     concept_type = localized(CONCEPT_TYPES, language)
     if not page.has_front_matter:
         eol = page.eol
         title = first_heading(page.body) or title_from_filename(path)
-        block = (
-            f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}"
-            f"{GENERATED_FLAG}: true{eol}---{eol}{eol}"
-        )
+        flag = f"{GENERATED_FLAG}: true{eol}" if generated else ""
+        block = f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}{flag}---{eol}{eol}"
         # No byte-order mark before the new block (trimmed with the body's leading whitespace, as OpenWiki
         # trims it): a reader that does not skip one (OpenWiki, okf-cli) would not see the block behind it.
         return block + page.body.lstrip(JS_WHITESPACE)
@@ -216,7 +250,7 @@ def normalize_concept(text: str, path: str, language: str = "en") -> str:
     if not _usable(fields.get("title")):
         title = first_heading(page.body) or title_from_filename(path)
         text = _insert(text, "title", f"title: {json_quoted(title)}", after="type")
-    if fields.get(GENERATED_FLAG) is not True:
+    if generated and fields.get(GENERATED_FLAG) is not True:
         text = set_field(text, GENERATED_FLAG, [f"{GENERATED_FLAG}: true"])
     return text
 

@@ -9,6 +9,9 @@ person's own is left and said so. The sidecar of every page that changed gets th
 OpenWiki refreshes it. v0.1's `timestamp` stays: OpenWiki retires it only when it stamps `generated`, on a body
 change, and sync changes no body. A page that cannot be handled (not UTF-8, invalid YAML) is reported and left
 exactly as it is.
+
+Whose folder it is decides what sync may do (`recognise`): an OpenWiki wiki is brought up to date unasked, any other
+folder (a person's docs site) only when asked to (`--init`); only pages OpenWiki wrote get `openwiki_generated`.
 """
 
 from __future__ import annotations
@@ -18,10 +21,45 @@ from dataclasses import dataclass, field
 
 from ..claims.sidecar import Sidecar, page_version, render_sidecar
 from .frontmatter import FrontMatterError
-from .index import is_indexed_page, plan_indexes
+from .index import INDEX, is_generated_index, is_indexed_page, plan_indexes
 from .project import normalize_concept, producer_prefix, project_sources, project_verified
 
 PERSONS_INDEX = "a page of its own, not an index OpenWiki or Wikiwarden wrote: never overwritten"
+LAST_UPDATE = ".last-update.json"  # OpenWiki's record of its last run, in the wiki folder
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """What in a folder shows that OpenWiki, or an earlier sync, keeps it.
+
+    `.last-update.json` is written by OpenWiki at the end of every run and never created by Wikiwarden: its pages
+    are OpenWiki's. An `index.md` in the form OpenWiki writes (`is_generated_index`) shows the folder's indexes are
+    kept by a tool, OpenWiki or an earlier `okf sync`, perhaps over a person's pages. A `.claims/` folder says
+    nothing of either: Wikiwarden grounds a person's pages there too.
+    """
+
+    last_update: bool = False
+    generated_indexes: tuple[str, ...] = ()
+
+    @property
+    def is_openwiki_wiki(self) -> bool:
+        """Sync brings it up to date unasked."""
+        return self.last_update or bool(self.generated_indexes)
+
+    @property
+    def pages_by_openwiki(self) -> bool:
+        """Its pages are OpenWiki's: a page migrated gets `openwiki_generated`, as OpenWiki's first run gives it."""
+        return self.last_update
+
+
+def recognise(files: Mapping[str, bytes], wiki_dir: str) -> Recognition:
+    """Whether the wiki folder is an OpenWiki wiki, from its files (paths from the repository root)."""
+    generated = []
+    for path in sorted(files):
+        parts = path[len(wiki_dir) + 1 :].split("/")
+        if parts[-1] == INDEX and not any(p.startswith(".") for p in parts) and is_generated_index(files[path]):
+            generated.append(path)
+    return Recognition(f"{wiki_dir}/{LAST_UPDATE}" in files, tuple(generated))
 
 
 @dataclass
@@ -29,6 +67,13 @@ class SyncPlan:
     writes: dict[str, bytes] = field(default_factory=dict)  # path → new content, only what changes
     problems: list[tuple[str, str]] = field(default_factory=list)  # (path, why it was left untouched)
     kept: list[tuple[str, str]] = field(default_factory=list)  # (path, why): left by design, nothing wrong
+    recognition: Recognition = field(default_factory=Recognition)
+    held: bool = False  # nothing written: not an OpenWiki wiki, and sync was not asked to make it one (`--init`)
+
+    def counts(self) -> tuple[int, int]:
+        """How many pages it writes, and how many folders' indexes (sidecars follow their pages)."""
+        names = [path.rpartition("/")[2] for path in self.writes]
+        return sum(is_indexed_page(name) for name in names), names.count(INDEX)
 
 
 @dataclass(frozen=True)
@@ -54,8 +99,15 @@ def _verified(text: str, page: GroundedPage) -> str:
 
 
 def plan_sync(
-    files: Mapping[str, bytes], wiki_dir: str, grounded: Mapping[str, GroundedPage], language: str = "en"
+    files: Mapping[str, bytes],
+    wiki_dir: str,
+    grounded: Mapping[str, GroundedPage],
+    language: str = "en",
+    *,
+    pages_by_openwiki: bool = True,
 ) -> SyncPlan:
+    """Everything sync would write. `pages_by_openwiki` says the pages are OpenWiki's (see `Recognition`); when
+    they are a person's, a page without `type` gets `type` and `title` but never `openwiki_generated`."""
     plan = SyncPlan()
     updated = dict(files)
     for path in sorted(files):
@@ -68,7 +120,7 @@ def plan_sync(
             plan.problems.append((path, f"not UTF-8 ({exc.reason} at byte {exc.start})"))
             continue
         try:
-            new = normalize_concept(text, path, language)
+            new = normalize_concept(text, path, language, generated=pages_by_openwiki)
             page = grounded.get(path)
             if page is not None:
                 new = _verified(project_sources(new, page.resources), page)

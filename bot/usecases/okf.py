@@ -10,7 +10,7 @@ from ..claims.pages import normalize_wiki_dir, require_wiki_folder
 from ..claims.results import ClaimResult
 from ..claims.sweep import Sweeper
 from ..claims.verdicts import OpenWikiVerdict
-from ..okf.sync import GroundedPage, SyncPlan, plan_sync
+from ..okf.sync import GroundedPage, SyncPlan, plan_sync, recognise
 from ..okf.validate import Problem, validate_bundle
 from ..source.git import GitRepository
 from ..source.localwiki import LocalWiki
@@ -33,10 +33,16 @@ def _holds_as_recorded(claim: ClaimResult) -> bool:
 
 
 def sync_okf(
-    repo: GitRepository, wiki_dir: str, *, dry_run: bool = False, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    repo: GitRepository,
+    wiki_dir: str,
+    *,
+    dry_run: bool = False,
+    init: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> SyncPlan:
     """`okf sync`: migrate pages, project `sources` and `verified`, regenerate the indexes OpenWiki or Wikiwarden
-    wrote and refresh page versions, in the working tree (nothing written when `dry_run`)."""
+    wrote and refresh page versions, in the working tree. Nothing is written when `dry_run`, nor in a folder that
+    is not an OpenWiki wiki unless `init` (the plan says so: `held`)."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
     local = LocalWiki(repo.root, wiki_dir)
     require_wiki_folder(local.snapshot, wiki_dir)  # never an index.md in a folder that is not the wiki
@@ -55,11 +61,16 @@ def sync_okf(
         for loaded in wiki.pages
         if loaded.sidecar is not None
     }
-    plan = plan_sync(files, wiki_dir, grounded, _language(files, wiki_dir))
+    recognition = recognise(files, wiki_dir)
+    plan = plan_sync(
+        files, wiki_dir, grounded, _language(files, wiki_dir), pages_by_openwiki=recognition.pages_by_openwiki
+    )
+    plan.recognition = recognition
+    plan.held = not recognition.is_openwiki_wiki and not init
     plan.problems.extend((path, "a symlink: left as it is") for path in links if path.endswith(".md"))
     for path in set(links) & set(plan.writes):  # a symlinked index.md: never written through
         del plan.writes[path]
-    if not dry_run:
+    if not dry_run and not plan.held:
         for path, content in plan.writes.items():
             local.write_file(path, content)
     return plan

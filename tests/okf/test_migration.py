@@ -326,7 +326,7 @@ def test_sync_never_overwrites_a_persons_index(mkdocs: GitRepo, capsys: pytest.C
     persons = ("docs/index.md", "docs/guide/index.md", "docs/edited/index.md")
     before = {path: mkdocs.read(path) for path in persons}
     with GitRepository(mkdocs.root) as git:
-        plan = sync_okf(git, "docs")
+        plan = sync_okf(git, "docs", init=True)  # a person's site: synced only when asked
     assert [path for path, _why in plan.kept] == ["docs/edited/index.md", "docs/guide/index.md", "docs/index.md"]
     assert all("not an index OpenWiki or Wikiwarden wrote" in why for _path, why in plan.kept)
     assert plan.problems == []
