@@ -249,6 +249,19 @@ def _add_okf(commands: _Commands) -> None:
     sync.set_defaults(run=_okf_sync)
 
 
+def _add_init(commands: _Commands) -> None:
+    init = commands.add_parser(
+        "init",
+        help="write a starting .github/wikiwarden.yml, the GitHub Actions workflow and the pre-commit entry for the "
+        "docs folder this repository has (asks nothing, never overwrites)",
+        description="Finds the docs folder (openwiki/, MkDocs' docs_dir, the folder of Sphinx's conf.py, else docs/ "
+        "or doc/) unless --wiki-dir names it, and writes each file that does not exist yet; for one that exists, "
+        "says what to add by hand.",
+    )
+    _wiki_options(init)
+    init.set_defaults(run=_init)
+
+
 def _add_serve(commands: _Commands) -> None:
     serve = commands.add_parser(
         "serve", help="run the GitHub App: the webhook server with in-process workers (settings: WIKIWARDEN_*)"
@@ -306,6 +319,7 @@ _COMMANDS: dict[str, Callable[[_Commands], None]] = {
     "fix": _add_fix,
     "ground": _add_ground,
     "okf": _add_okf,
+    "init": _add_init,
     "serve": _add_serve,
     "worker": _add_worker,
     "manifest": _add_manifest,
@@ -824,6 +838,37 @@ def _init_command(args: argparse.Namespace) -> str:
     if args.path is not None:
         words.append(shlex.quote(args.path))
     return " ".join([*words, "--init"])
+
+
+def _init(args: argparse.Namespace) -> int:
+    """`wikiwarden init`: each file of the plan that does not exist is created (never over a file that appeared
+    meanwhile); the rest is said."""
+    from .source.git import GitError  # noqa: PLC0415
+    from .usecases.init import plan_init  # noqa: PLC0415
+
+    with _repo(args) as repo:
+        wiki_dir = _wiki_dir(args.wiki_dir, repo.root) if args.wiki_dir is not None else None
+        try:
+            branch = repo.git("symbolic-ref", "--quiet", "--short", "HEAD").decode().strip() or "main"
+        except GitError:  # a detached HEAD
+            branch = "main"
+        plan = plan_init(repo.worktree(), wiki_dir, branch)
+        print(f"docs folder: {plan.wiki_dir}/ (found by {plan.found_by})")
+        for path, content in plan.writes.items():  # none is, or lies under, a symlink (the plan left those)
+            target = repo.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with target.open("x", encoding="utf-8") as out:
+                    out.write(content)
+            except FileExistsError:
+                print(f"left {path}: it appeared meanwhile")
+                continue
+            print(f"wrote {path}")
+        for path, why in plan.kept:
+            print(f"left {path}: {why}")
+    print("next: wikiwarden check   (if it finds references that were broken already: wikiwarden check "
+          "--write-baseline .github/wikiwarden-baseline.json, then name it as `baseline`)")  # fmt: skip
+    return EXIT_OK
 
 
 # The web process's informational lines (one a delivery) are written together within this time: formatted one by

@@ -98,7 +98,8 @@ def test_fix_without_a_model_reanchors_and_lists_what_needs_a_person(demo: Path,
     lines = run.out.splitlines()
     assert lines[0] == "openwiki/configuration.md"
     assert f"Wrote 6 files: {', '.join(CHANGED)}" in lines
-    assert lines[-1] == "4 claims still need a person."
+    assert lines[-2:] == ["4 claims still need a person.", "1 reference still needs a person."]
+    assert "! openwiki/workers.md:8  run_sequentially" in run.out  # removed: as check says, for a person
     assert run.out.count("↪ re-anchored") == 4
     assert run.out.count("! still flagged") == 4
     assert run.out.count("no model is configured: a person must confirm, update or retract it") == 3
@@ -182,7 +183,7 @@ async def test_fix_with_a_model_from_the_environment(
         f"Model test-model: {fake_openai.usage['prompt_tokens'] + fake_openai.usage['completion_tokens']:,} tokens"
         in run.out
     )
-    assert run.out.endswith("1 claim still needs a person.\n")
+    assert run.out.endswith("1 claim still needs a person.\n1 reference still needs a person.\n")
 
     page = (demo / WORKERS_PAGE).read_text()
     assert "A failing task is tried 5 times, waiting twice as long each time." in page
@@ -266,4 +267,4 @@ async def test_the_console_script_against_the_fake(demo: Path, fake_openai: Fake
     assert process.returncode == 1, err.decode()
     assert len(fake_openai.requests) == 1
     assert "A failing task is tried 5 times" in (demo / WORKERS_PAGE).read_text()
-    assert out.decode().endswith("1 claim still needs a person.\n")
+    assert out.decode().endswith("1 claim still needs a person.\n1 reference still needs a person.\n")

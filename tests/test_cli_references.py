@@ -4,6 +4,7 @@ the repository's `.github/wikiwarden.yml`, and pages too large to read."""
 
 from __future__ import annotations
 
+import oneconfig
 import pytest
 from conftest import GitRepo
 
@@ -148,3 +149,39 @@ def test_a_working_file_the_program_makes_is_a_note_on_a_full_sweep(repo: GitRep
     repo.remove("openwiki/_plan.md")
     repo.commit("and gone")
     assert cli("check", "--repo", repo.root).code == 1  # once in the history, it is a file that went
+
+
+def test_a_folder_of_no_page_it_reads_and_the_repositorys_top_are_errors_saying_what_to_do(repo: GitRepo, cli) -> None:
+    repo.write("docs/guide.adoc", "= Guide\n")
+    repo.write("docs/notes.txt", "notes\n")
+    repo.write("docs/more.txt", "more\n")
+    repo.commit("asciidoc docs")
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs")
+    assert run.code == 2
+    assert "docs/ holds no page Wikiwarden reads" in run.err and "(2 .txt, 1 .adoc)" in run.err
+    top = cli("check", "--repo", repo.root, "--wiki-dir", ".")
+    assert top.code == 2 and "cannot be the repository's top" in top.err and "Name the folder" in top.err
+    repo.write("docs/.hidden/x.bin", "x")
+    repo.remove("docs/guide.adoc")
+    repo.remove("docs/notes.txt")
+    repo.remove("docs/more.txt")
+    repo.write("docs/.keep", "")
+    assert cli("check", "--repo", repo.root, "--wiki-dir", "docs").code == 0  # nothing at all: nothing to check
+
+
+def test_one_config_file_the_command_line_and_the_hooks_command(repo: GitRepo, cli) -> None:
+    """tests/oneconfig.py: the same answer as the pre-commit hook (tests/test_precommit.py), the Action
+    (tests/e2e/test_action_e2e.py) and the App (tests/e2e/test_config_e2e.py) give from the same file."""
+    for path, text in oneconfig.BEFORE.items():
+        repo.write(path, text)
+    repo.commit("before", tag="before")
+    for path in oneconfig.DELETED:
+        repo.git("rm", "-q", path)
+    hook = cli("check", "--repo", repo.root, "--staged", "--format", "json")  # the hook's entry, as it runs
+    repo.commit("after", tag="after")
+    check = cli("check", "--repo", repo.root, "--base", "before", "--head", "after", "--format", "json")
+    for run in (hook, check):
+        assert run.code == 1, run.err
+        found = [(r["page"], r["line"], r["text"], r["attention"]) for r in run.json()["broken_references"]]
+        assert found == oneconfig.EXPECTED
+        assert run.json()["wiki_dir"] == "docs"

@@ -20,6 +20,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import oneconfig
 import pytest
 from clitools import Run
 from conftest import GIT_ENV, GitRepo
@@ -206,3 +207,28 @@ def test_commit_all_checks_the_index_git_builds_for_it(project: tuple[GitRepo, s
     assert status == 1, out
     assert claim in out and "stale" in out
     assert _head(repo) == before
+
+
+def test_the_hook_reads_the_repositorys_config_file(
+    hook_repository: tuple[Path, str], pre_commit_home: Path, make_repo, cli
+) -> None:
+    """tests/oneconfig.py: `wiki_dir: docs` and an exclude in .github/wikiwarden.yml, the same answer as the
+    command line, the Action and the App give."""
+    hook, rev = hook_repository
+    repo = make_repo("configured")
+    for path, text in oneconfig.BEFORE.items():
+        repo.write(path, text)
+    repo.commit("before")
+    for path in oneconfig.DELETED:
+        repo.git("rm", "-q", path)
+    done = _run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(hook), HOOK_ID, "--ref", rev, "--color", "never"],
+        cwd=repo.root,
+        env={"PRE_COMMIT_HOME": str(pre_commit_home)},
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    assert "Wikiwarden check · docs/ · head: index" in out
+    for page, line, text in oneconfig.FAILING:
+        assert f"  ✗ {page}:{line}  {text}: removed by this change" in out
+    assert "legacy" not in out and "1 reference names what is gone but not for certain" in out

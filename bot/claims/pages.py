@@ -16,7 +16,13 @@ def normalize_wiki_dir(wiki_dir: str) -> str:
     """A repository-relative folder without leading or trailing slashes; refuses escapes and the root."""
     cleaned = posixpath.normpath(wiki_dir.replace("\\", "/").strip()).strip("/")
     first = cleaned.split("/", 1)[0].lower()
-    if cleaned in ("", ".") or first in ("..", ".git"):
+    if cleaned in ("", "."):
+        raise ValueError(
+            f"the wiki folder cannot be the repository's top ({wiki_dir!r}): every file of the repository would be a "
+            "page of it, and the code a page names would be the wiki. Name the folder that holds the docs (docs, "
+            "openwiki, or `wiki_dir` in .github/wikiwarden.yml); a README at the top is not checked"
+        )
+    if first in ("..", ".git"):
         raise ValueError(f"wiki folder must be a folder inside the repository, got {wiki_dir!r}")
     return cleaned
 

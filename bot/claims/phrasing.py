@@ -25,6 +25,8 @@ def summary_line(report: SweepReport) -> str:
         line += f"; {plural(s['broken_references'], 'broken reference')}"
     if s.get("reference_notes"):
         line += f"; {plural(s['reference_notes'], 'reference note')}"
+    if not s["claims"] and report.referencing_pages:  # a person's docs: what was checked is their references
+        line += f"; the references of {plural(report.referencing_pages, 'page')} checked"
     return line
 
 

@@ -84,6 +84,7 @@ class SweepReport:
     broken_references: tuple[BrokenReference, ...] = ()
     coverage: tuple[PageCoverage, ...] = ()  # every page's, when the check measured it
     skipped_pages: tuple[tuple[str, str], ...] = ()  # (page, why) pages the check could not read: too large
+    referencing_pages: int = 0  # pages whose references (code spans and links) the check read
     summary: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:

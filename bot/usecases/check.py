@@ -7,7 +7,7 @@ from collections.abc import Callable
 from functools import partial
 
 from ..claims.options import SweepOptions
-from ..claims.pages import require_wiki_folder
+from ..claims.pages import WikiFolderError, require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
@@ -18,7 +18,14 @@ from ..source.git import GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
 from .config import Overrides, read_config
 from .loop import off_the_loop, run_inline
-from .references import ReferenceRules, read_apart, reference_rules, unread_pages, with_references
+from .references import (
+    ReferenceRules,
+    pages_problem,
+    read_apart,
+    reference_rules,
+    unread_pages,
+    with_references,
+)
 
 
 async def check(
@@ -90,6 +97,9 @@ async def check_revisions(
     config = await read_config(source, head_snapshot, overrides)
     options = config.sweep_options(recheck_all)
     require_wiki_folder(head_snapshot, options.wiki_dir)
+    problem = pages_problem(head_snapshot, options.wiki_dir)
+    if problem is not None:
+        raise WikiFolderError(problem)
     rules = await reference_rules(source, head_snapshot, config)
     change = await source.change(base, head_snapshot) if base is not None else None
     return await check(source, head_snapshot, change, options, memory=memory, processes=processes, rules=rules)

@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import pickle
 import posixpath
+from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -87,6 +88,26 @@ def doc_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> tuple[list[s
         else:
             found.append(path)
     return sorted(found), sorted(too_large)
+
+
+def pages_problem(snapshot: Snapshot, wiki_dir: str) -> str | None:
+    """Why a wiki folder that holds files, but no page of a kind Wikiwarden reads, cannot be checked (a check of
+    it would pass with nothing checked); None when it holds a page, or nothing at all."""
+    found: Counter[str] = Counter()
+    for path, entry in snapshot.walk(wiki_dir):
+        relative = path[len(wiki_dir) + 1 :]
+        if entry.kind is not Kind.FILE or any(s.startswith(".") for s in relative.split("/")):
+            continue
+        if page_kind(path) is not None:
+            return None
+        found[posixpath.splitext(path)[1].lower() or posixpath.basename(path)] += 1
+    if not found:
+        return None
+    held = ", ".join(f"{count} {kind}" for kind, count in found.most_common(5))
+    return (
+        f"{wiki_dir}/ holds no page Wikiwarden reads (Markdown .md, MDX .mdx, reStructuredText .rst), only files of "
+        f"other kinds ({held}); name the folder of your docs with --wiki-dir, or `wiki_dir` in .github/wikiwarden.yml"
+    )
 
 
 def site_root(page: str, wiki_dir: str, paths: Collection[str]) -> str:
@@ -223,10 +244,13 @@ async def with_references(
             broken_references=_judged(found, rules),
             coverage=tuple(measured),
             skipped_pages=skipped,
+            referencing_pages=sum(1 for page in pages if rules.pages.checked(page)),
         )
     pages = [p for p in every if rules.pages.checked(p)]
     found = await _broken_by(source, head, change, options, pages, head_paths)
-    return dataclasses.replace(report, broken_references=_judged(found, rules), skipped_pages=skipped)
+    return dataclasses.replace(
+        report, broken_references=_judged(found, rules), skipped_pages=skipped, referencing_pages=len(pages)
+    )
 
 
 def _too_large(size: int, limit: int) -> str:

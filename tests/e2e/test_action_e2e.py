@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import oneconfig
 import pytest
 from apptools import example, grounded
 from citools import parse_output_file
@@ -405,3 +406,36 @@ async def test_the_checkouts_own_code_is_never_run(actions_github: FakeGitHub, s
 
     assert not ran.exists()
     assert (step.status, step.stderr, step.outputs["stale"]) == (1, "", "2")
+
+
+async def test_one_config_file_the_action(
+    actions_github: FakeGitHub, make_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    """tests/oneconfig.py: `wiki_dir: docs` and an exclude read from the checkout; the same answer as the command
+    line, the pre-commit hook and the App give from the same file."""
+    local = make_repo("configured")
+    local.git("branch", "-m", "master")
+    write(local, {path: text.encode() for path, text in oneconfig.BEFORE.items()})
+    base = local.commit("before")
+    for path in oneconfig.DELETED:
+        local.git("rm", "-q", path)
+    head = local.commit("after")
+    remote = actions_github.create_repo(OWNER, NAME, INSTALLATION, default_branch="master")
+    publish(remote, local, "master")
+    payload = example("push.5")
+    payload.update(created=False, before=base, after=head, ref="refs/heads/master")
+    payload["head_commit"] = {**payload["head_commit"], "id": head}
+    env = github_env(actions_github, workflow_token(actions_github), GITHUB_SHA=head, GITHUB_REF="refs/heads/master")
+
+    step = await run_check_step(tmp_path, local.root, "push", payload, {}, env)
+
+    assert step.status == 1, step.stdout + step.stderr
+    assert step.outputs["broken-references"] == str(len(oneconfig.FAILING))
+    found = annotations(step.stdout)
+    errors = [line for line in found if line.startswith("::error")]
+    assert [line.split("::")[1] for line in errors] == [
+        f"error file={page},line={line},endLine={line},title=Wiki reference broken%3A {page}"
+        for page, line, _ in oneconfig.FAILING
+    ]
+    assert "legacy" not in "\n".join(found)
+    assert "; 1 broken reference; 1 reference note; the references of 1 page checked**" in step.summary

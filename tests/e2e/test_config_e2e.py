@@ -3,6 +3,7 @@ be read fails the check run saying why and is not tried again, and no config can
 
 from __future__ import annotations
 
+import oneconfig
 import pytest
 from apptools import deliver, grounded, push_payload, queue_of, runs_of, start_app
 from fakegithub import FakeGitHub
@@ -77,3 +78,18 @@ async def test_the_apps_annotation_limit_holds_whatever_the_repository_says(aioh
     run, _ = await check_push(aiohttp_client, fake, files, {"src/values.py": changed}, max_annotations=2)
     assert len(run["annotations"]) == 2
     assert run["output"]["summary"].endswith("_3 more annotations were left out (limit 2)._\n")
+
+
+async def test_one_config_file_the_app(aiohttp_client, fake: FakeGitHub) -> None:
+    """tests/oneconfig.py: `wiki_dir: docs` and an exclude read at the pushed commit; the same answer as the
+    command line, the pre-commit hook and the Action give from the same file."""
+    run, _ = await check_push(
+        aiohttp_client, fake, oneconfig.BEFORE, dict.fromkeys(oneconfig.DELETED)  # type: ignore[arg-type]
+    )
+    assert run["conclusion"] == "neutral"  # the file sets no conclusion: the App's default
+    summary = run["output"]["summary"]
+    assert run["output"]["title"].startswith("1 broken reference")
+    for page, line, text in oneconfig.FAILING:
+        assert f"- `{page}` line {line}: `{text}`: removed by this change" in summary
+    assert "References to check, not failing (1)" in summary and "`typer-slim`" in summary
+    assert "`docs/legacy/old.md` line" not in summary  # excluded: its references are not checked

@@ -897,7 +897,7 @@ def test_render_text_reports_per_page() -> None:
         "Model test-model: 1,200 tokens (prompt 1,000, completion 200), 2 calls.\n"
         "1 claim still needs a person.\n"
     )
-    assert render_text(FixResult(), []) == "Nothing to fix: no claim needs attention.\n\nWrote 0 files.\n"
+    assert render_text(FixResult(), []) == "Nothing to fix: no claim or reference needs attention.\n\nWrote 0 files.\n"
 
 
 HOSTILE_STATEMENT = "cc @octocat, closes #1 <img src=x onerror=alert(1)> | **b** [x](javascript:alert(1))"
