@@ -211,7 +211,9 @@ def check_output(
         notes += FORK_NOTE
     # the notes are counted before the report is cut, so cutting never splits a fence or a claim
     summary = render_markdown(report, limit=SUMMARY_LIMIT - len(notes)) + notes
-    fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention)
+    fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention) or any(
+        ref.what == "renamed" and ref.renamed_to for ref in broken_references
+    )  # a renamed reference's mention is rewritten without a model
     can_fix = not fork and (not pull_request or config.fix_pull_requests)
     can_ground = not fork and config.ground != "off" and bool(ungrounded)
     return CheckOutput(

@@ -452,3 +452,29 @@ async def test_a_hostile_config_the_fix_cannot_use_is_told_inert_on_the_check_ru
     await queue_of(app).wait_idle()
     reading = assert_inert_markdown(run["output"]["summary"], html=r"<!-- /?wikiwarden:fix-note -->")
     assert "@octocat closes #1 <b>" in visible("".join(reading.texts))
+
+
+async def test_a_rename_a_docs_page_names_is_rewritten_in_the_fix_pull_request(aiohttp_client, fake: FakeGitHub) -> None:
+    """A person's docs, no claims: a push renaming a file they name gets the check's broken reference, and the fix
+    pull request rewrites the mention (no model needed)."""
+    repo = fake.create_repo("acme", "docs", 77)
+    util = "def flatten(items):\n    out = []\n    for xs in items:\n        out.extend(xs)\n    return out\n"
+    base = repo.commit(
+        {
+            ".github/wikiwarden.yml": "wiki_dir: docs\nauto_fix: true\n",
+            "src/util.py": util,
+            "docs/guide.md": "# Guide\n\nThe helpers live in `src/util.py` ([source](../src/util.py)).\n",
+        },
+        message="docs",
+    )
+    head = repo.commit({"src/util.py": None, "src/helpers.py": util}, message="util becomes helpers")
+    app = await start(aiohttp_client, fake, None)
+    await push(app, fake, repo, base, head)
+    [run] = runs_of(repo, head)
+    assert run["output"]["title"].startswith("2 broken references")
+    assert "renamed by this change to src/helpers.py" in run["output"]["summary"]
+    [pull] = fix_pulls(repo)
+    fixed = repo.files_at(repo.refs[FIX_BRANCH])
+    assert fixed["docs/guide.md"] == b"# Guide\n\nThe helpers live in `src/helpers.py` ([source](../src/helpers.py)).\n"
+    assert sorted(p for p, data in fixed.items() if repo.files_at(head).get(p) != data) == ["docs/guide.md"]
+    assert "`src/util.py` → `src/helpers.py`" in pull["body"] and "2 references rewritten" in pull["body"]
