@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 PageKind = Literal["markdown", "mdx", "rst"]
 PAGE_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".mdx", ".rst")
 _KINDS: dict[str, PageKind] = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx", ".rst": "rst"}
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 class CodeBlock(NamedTuple):
@@ -69,6 +70,7 @@ def code_blocks(path: str, page_text: str) -> list[CodeBlock]:
 
 
 def _markdown_blocks(page_text: str, parse: Callable[[str], tuple[Token, ...]]) -> list[CodeBlock]:
+    page_text = _LONE_CR.sub(" ", page_text)  # markdown-it ends a line at a lone CR too: the page does not
     body = page_body(page_text)
     offset = page_text.count("\n", 0, len(page_text) - len(body))
     found = []
@@ -108,6 +110,7 @@ def _mdx_markdown(page_text: str) -> str:
     that every line keeps its number and the Markdown between and inside JSX elements reads as written. Code spans,
     fenced code and link destinations are left as they are (a `{` or `<` in them is text); a fence indented four
     columns or more (MDX allows it, CommonMark reads it as text) is moved to the margin."""
+    page_text = _LONE_CR.sub(" ", page_text)  # a line of the page ends at `\n` only (markdown-it ends one at CR too)
     body = page_body(page_text)
     text, out = body, [page_text[: len(page_text) - len(body)]]
     n, i, start = len(text), 0, 0
