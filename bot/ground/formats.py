@@ -6,6 +6,12 @@ are taken out (their line breaks kept, so every line stays the page's) and the r
 indented code (MDX has none). reStructuredText is read by docutils' own parser, imported only when an rst page is
 read, and never allowed to read a file, print, or fail: a Sphinx role or directive it does not know is read
 permissively, and a page it cannot parse to the end yields what was read before. Pure: page text in, mentions out.
+
+docutils keeps its roles and directives in process-wide tables; nothing is registered in them. Roles are this
+module's own inline parser's to answer. Directives are looked up by one module function,
+`docutils.parsers.rst.directives.directive`, which is wrapped once: the wrapper answers with this module's
+directives for the documents this module makes (marked in their settings) and with docutils' own answer, unchanged,
+for every other document, in any thread.
 """
 
 from __future__ import annotations
@@ -105,6 +111,7 @@ def _mdx_tokens(body: str) -> tuple[Token, ...]:
     return tuple(_mdx_parser().parse(body))
 
 
+@lru_cache(maxsize=8)
 def _mdx_markdown(page_text: str) -> str:
     """The page as plain Markdown: its ESM blocks, JSX tags and expressions replaced by their line breaks only, so
     that every line keeps its number and the Markdown between and inside JSX elements reads as written. Code spans,
@@ -310,13 +317,14 @@ def _esm_end(text: str, i: int) -> int:
 
 # --- reStructuredText --------------------------------------------------------------------------------------------
 
-# Sphinx's Python-domain roles name a definition; `:doc:` and `:download:` a file of the docs; `:file:` a path as
-# code names it; `:code:` and `:literal:` are inline literals. Every other role is read as its plain text.
+# Sphinx's Python-domain roles name a definition (a code mention of their target); `:file:` a path as code names it
+# (a code mention as written); `:doc:` and `:download:` a file of the docs (a link as written); `:code:` and
+# `:literal:` are inline literals. Every other role is read as its plain text.
 _PY_ROLES = frozenset({"func", "class", "meth", "mod", "attr", "exc", "data", "obj", "const"})
-_ROLES: dict[str, Literal["code", "link", "literal"]] = {
-    **{role: "code" for role in _PY_ROLES},
-    **{f"py:{role}": "code" for role in _PY_ROLES},
-    "file": "code",
+_ROLES: dict[str, Literal["python", "path", "link", "literal"]] = {
+    **{role: "python" for role in _PY_ROLES},
+    **{f"py:{role}": "python" for role in _PY_ROLES},
+    "file": "path",
     "doc": "link",
     "download": "link",
     "code": "literal",
@@ -363,17 +371,15 @@ def _rst_lines(page_text: str) -> str:
     return "\n".join(lines)
 
 
-def _role_target(text: str, kind: str) -> str:
-    """What a role's text names: the target of `title <target>`, and for a Python role without Sphinx's `~` and `!`
+def _role_target(text: str, python: bool) -> str:
+    """What a role's text names: the target of `title <target>`, and for a Python name without Sphinx's `~` and `!`
     prefixes and a leading `.` (`~rich.console.Console.print` → `rich.console.Console.print`). `text` still holds
     docutils' escapes (a NUL before an escaped character), as a role is given it."""
     from docutils.utils import unescape  # noqa: PLC0415 - docutils is loaded only with an rst page
 
     explicit = _EXPLICIT_TITLE.match(text)
     target = " ".join(unescape(explicit[2] if explicit else text).split())
-    if kind == "code":
-        target = target.lstrip("~!").removeprefix(".")
-    return target
+    return target.lstrip("~!").removeprefix(".") if python else target
 
 
 def _line_of_argument(block_text: str, lineno: int) -> int:
@@ -444,7 +450,7 @@ def _rst_reader() -> Callable[[str], _RstReading]:
             if kind is None:  # `:ref:`, `:term:`, a role of an extension: its text, quietly
                 return [nodes.Text(unescape(text))], []
             node = nodes.inline(rawsource, unescape(text))
-            node["wikiwarden"] = (kind, _role_target(text, kind))
+            node["wikiwarden"] = ("link" if kind == "link" else "code", _role_target(text, python=kind == "python"))
             return [node], []
 
     # Inliner.init_customizations formats its patterns with the attributes of the instance's own class only
@@ -462,7 +468,7 @@ def _rst_reader() -> Callable[[str], _RstReading]:
             kind, target = node["wikiwarden"]
             return target, kind
         if isinstance(node, nodes.literal):
-            return node.astext(), "code"
+            return node.astext().replace("\n", " "), "code"  # a literal over two lines: as Markdown reads one
         if isinstance(node, nodes.reference) and "refuri" in node.attributes:
             return str(node["refuri"]), "link"
         return None
@@ -610,7 +616,7 @@ def _rst_reader() -> Callable[[str], _RstReading]:
                 text = entry.strip()
                 if not text or text == "self" or (glob and any(c in text for c in "*?[")):
                     continue
-                reading.add(_role_target(text, self.kind), self.kind, offset + 1)
+                reading.add(_role_target(text, python=self.kind == "code"), self.kind, offset + 1)
             return []
 
     class _Toctree(_Entries):

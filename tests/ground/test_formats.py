@@ -180,6 +180,15 @@ def test_doc_download_file_code_and_literal_roles() -> None:
     ]
 
 
+def test_a_file_role_and_a_literal_over_two_lines_are_as_written() -> None:
+    page = "Edit :file:`.github/workflows/ci.yml` or :file:`~/.config/x`, and ``a long\nliteral``.\n"
+    assert rst(page) == [
+        (".github/workflows/ci.yml", "code", 1),  # Python's `~` and `.` prefixes are a path's own here
+        ("~/.config/x", "code", 1),
+        ("a long literal", "code", 1),  # a line break in a literal reads as a space, as in Markdown
+    ]
+
+
 def test_other_and_unknown_roles_are_their_text() -> None:
     page = "See :ref:`label`, :term:`glossary`, :pep:`8`, :myext:`thing` and `title`.\n\nThen ``kept``.\n"
     assert rst(page) == [("kept", "code", 3)]
