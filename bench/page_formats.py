@@ -28,6 +28,7 @@ from bot.ground.formats import PAGE_SUFFIXES, code_blocks, page_kind, page_menti
 def clear_caches() -> None:
     """Forget the last pages read, so that a pass parses every page again."""
     formats._read_rst.cache_clear()
+    formats._mdx_markdown.cache_clear()
     formats._mdx_tokens.cache_clear()
     markdown.tokens.cache_clear()
 
