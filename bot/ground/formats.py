@@ -644,22 +644,25 @@ def _rst_reader() -> Callable[[str], _RstReading]:
     def _lookup(
         looked_up: Callable[..., tuple[type[Directive] | None, list[nodes.system_message]]],
     ) -> Callable[..., tuple[type[Directive] | None, list[nodes.system_message]]]:
-        """docutils' directive lookup, which on this module's pages (marked in their settings) finds this module's
-        directives first, then docutils' own, and for any other name the permissive `_Content`. Other pages get
+        """docutils' directive lookup, which on this module's pages finds the directives their settings carry
+        first, then docutils' own, and for any other name the permissive one they carry. Other pages get
         `looked_up`'s answer unchanged, so docutils works as before for every other user in the process, in any
-        thread; nothing is registered in docutils' tables."""
+        thread; nothing is registered in docutils' tables. The directives come with the page, not with the wrapper:
+        whichever reader installed it (two may be built at once on first use), each page gets its own reader's."""
 
         def directive(
             directive_name: str, language_module: Any, document: nodes.document
         ) -> tuple[type[Directive] | None, list[nodes.system_message]]:
-            if getattr(document.settings, "wikiwarden_page", False) is not True:
+            table = getattr(document.settings, "wikiwarden_directives", None)
+            if table is None:
                 return looked_up(directive_name, language_module, document)
+            known, unknown = table
             name = directive_name.lower()
-            if name in ours:
-                return ours[name], []
+            if name in known:
+                return known[name], []
             found, messages = looked_up(directive_name, language_module, document)
             if found is None or not getattr(found, "__module__", "").startswith("docutils."):
-                found = _Content  # unknown, or another program's (Sphinx's needs its whole application)
+                found = unknown  # unknown, or another program's (Sphinx's needs its whole application)
             return found, messages
 
         directive.wikiwarden = True  # type: ignore[attr-defined]
@@ -669,7 +672,7 @@ def _rst_reader() -> Callable[[str], _RstReading]:
         if not getattr(directives.directive, "wikiwarden", False):  # installed, or put back by someone else
             directives.directive = _lookup(directives.directive)
         settings = copy.copy(defaults)
-        settings.wikiwarden_page = True
+        settings.wikiwarden_directives = (ours, _Content)  # marks the page as this reader's
         document = new_document("<page>", settings)
         inliner = _Inliner()
         text = _rst_lines(page_text)

@@ -541,6 +541,15 @@ def test_docutils_works_as_before_for_everyone_else() -> None:
     assert 'Unknown interpreted text role "meth"' in after
 
 
+def test_a_second_reader_reads_its_own_directives() -> None:
+    """Two readers built at once on first use (threads): the directive lookup one of them installed serves the
+    other's pages with the other's directives."""
+    second = formats._rst_reader.__wrapped__()
+    page = ".. include:: ../README.rst\n\n.. versionadded:: 2\n   ``kept``\n"
+    assert [(m.text, m.line) for m in second(page).mentions] == [("../README.rst", 1), ("kept", 4)]
+    assert rst(page) == [("../README.rst", "link", 1), ("kept", "code", 4)]
+
+
 def test_pages_read_in_threads_beside_other_docutils_users() -> None:
     def others(_: int) -> str:
         return other_docutils_user(".. toctree::\n\n   a\n\n:meth:`x`\n")
