@@ -410,8 +410,9 @@ def _rst_reader() -> Callable[[str], _RstReading]:
         (a paragraph, a title, a table cell) comes with its first line, and each mention is found in its text in
         turn. Holds the page's reading, so every parse has its own (nothing is kept in docutils' registries)."""
 
-        def __init__(self) -> None:
+        def __init__(self, lines: list[str]) -> None:
             super().__init__()
+            self.lines = [line.expandtabs(8) for line in lines]  # the page's lines, tabs as docutils expands them
             self.found: list[Mention] = []
             self.blocks: list[CodeBlock] = []
             self.highlights: list[tuple[int, str]] = []  # `.. highlight::` lines and languages, in page order
@@ -437,8 +438,17 @@ def _rst_reader() -> Callable[[str], _RstReading]:
                 at = text.find(node.rawsource, cursor) if node.rawsource else -1
                 if at >= 0:
                     cursor = at + len(node.rawsource)
-                self.add(mention[0], mention[1], lineno + (text.count("\n", 0, at) if at >= 0 else 0))
+                line = lineno + (text.count("\n", 0, at) if at >= 0 else 0)
+                self.add(mention[0], mention[1], self.holding(node.rawsource.split("\n", 1)[0], line))
             return made, messages
+
+        def holding(self, raw: str, line: int) -> int:
+            """The line nearest `line` that holds `raw`: docutils before 0.23 counts a grid table's first row and a
+            definition's term one line low."""
+            for n in (line, line - 1, line + 1, line - 2, line + 2):
+                if 0 < n <= len(self.lines) and raw in self.lines[n - 1]:
+                    return n
+            return line
 
         def interpreted(
             self, rawsource: str, text: str, role: str, lineno: int
@@ -674,8 +684,8 @@ def _rst_reader() -> Callable[[str], _RstReading]:
         settings = copy.copy(defaults)
         settings.wikiwarden_directives = (ours, _Content)  # marks the page as this reader's
         document = new_document("<page>", settings)
-        inliner = _Inliner()
         text = _rst_lines(page_text)
+        inliner = _Inliner(text.split("\n"))
         with contextlib.suppress(Exception):  # docutils failing on a hostile page: what it read so far is kept
             Parser(inliner=inliner).parse(text, document)
         lines = text.split("\n")

@@ -512,7 +512,7 @@ def _other_settings() -> Any:
     from docutils.parsers.rst import Parser
 
     options = get_default_settings(Parser)  # once: it silences docutils' warnings in a way threads undo
-    options.report_level, options.warning_stream = 5, False
+    options.report_level, options.halt_level, options.warning_stream = 5, 5, False
     return options
 
 
