@@ -688,7 +688,7 @@ def _rst_reader() -> Callable[[str], _RstReading]:
         inliner = _Inliner(text.split("\n"))
         with contextlib.suppress(Exception):  # docutils failing on a hostile page: what it read so far is kept
             Parser(inliner=inliner).parse(text, document)
-        lines = text.split("\n")
+        lines = inliner.lines
         for node, seen in _block_nodes(document):
             if isinstance(node, nodes.target):
                 line = _target_line(node, lines)
