@@ -122,6 +122,7 @@ def _mdx_markdown(page_text: str) -> str:
     text, out = body, [page_text[: len(page_text) - len(body)]]
     n, i, start = len(text), 0, 0
     previous_blank, expressions_close = True, True
+    paragraph_end, unclosed = -1, set[int]()  # the current paragraph's end; backtick runs that close nowhere in it
     while i < n:
         if i == 0 or text[i - 1] == "\n":
             end = text.find("\n", i)
@@ -149,7 +150,10 @@ def _mdx_markdown(page_text: str) -> str:
         elif c == "\\":
             i += 2
         elif c == "`":
-            i = _code_span_end(text, i)
+            if i >= paragraph_end:
+                paragraph = _PARAGRAPH_END.search(text, i)
+                paragraph_end, unclosed = (paragraph.start() if paragraph else n), set()
+            i = _code_span_end(text, i, paragraph_end, unclosed)
         elif c == "]":
             i = _destination_end(text, i + 1) if text.startswith("(", i + 1) else i + 1
         elif c == "{" and expressions_close:
@@ -191,15 +195,18 @@ def _fence_end(text: str, i: int, fence: re.Match[str], out: list[str]) -> int:
     return end
 
 
-def _code_span_end(text: str, i: int) -> int:
-    """Past the code span whose backticks start at `i` (closed within its paragraph), or past the backticks."""
+def _code_span_end(text: str, i: int, limit: int, unclosed: set[int]) -> int:
+    """Past the code span whose backticks start at `i` and close before `limit` (its paragraph's end), or past the
+    backticks; `unclosed` holds the lengths of runs already found to close nowhere before `limit` (each paragraph is
+    searched once for each length, however many backticks it holds)."""
     run = 1
     while text.startswith("`", i + run):
         run += 1
-    paragraph = _PARAGRAPH_END.search(text, i)
-    limit = paragraph.start() if paragraph else len(text)
-    closing = re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(text, i + run, limit)
-    return closing.end() if closing else i + run
+    closing = None if run in unclosed else re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(text, i + run, limit)
+    if closing is None:
+        unclosed.add(run)
+        return i + run
+    return closing.end()
 
 
 def _destination_end(text: str, i: int) -> int:
