@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import unquote
 
 from .markdown import tokens
 from .symbols import Definition, SymbolIndex
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 _IDENTIFIER = r"[A-Za-z_$][\w$]*"
 # `drain`, `drain()`, `drain(q, n)`, `TaskQueue.drain`, `queue::drain`, `Queue#drain`: a name and its containers;
@@ -104,14 +107,14 @@ def headings(page_text: str) -> list[str]:
     return [parsed[i + 1].content for i, token in enumerate(parsed) if token.type == "heading_open"]
 
 
-def mentions(page_text: str) -> list[Mention]:
+def mentions(page_text: str, parse: Callable[[str], Sequence[Token]] = tokens) -> list[Mention]:
     """Every inline code span and every link target of the page's Markdown (not its front matter, not code
-    blocks), with the line each stands on."""
+    blocks), with the line each stands on. `parse` reads the body into markdown-it tokens (MDX reads its own way)."""
     body = page_body(page_text)
     offset = page_text.count("\n", 0, len(page_text) - len(body))
     lines = body.split("\n")
     found: list[Mention] = []
-    for token in tokens(body):
+    for token in parse(body):
         if token.type != "inline" or not token.children:
             continue
         first = token.map[0] if token.map else 0
