@@ -27,14 +27,14 @@ from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 from bot.usecases.config import Overrides
 
-PRERELEASE = re.compile(r"(?:a|b|rc|dev|alpha|beta|pre)\.?\d*$", re.I)
+RELEASE = re.compile(r"v?\d+(?:\.\d+)+")  # 1.2.3, v1.2.3: not `v.5.2.0`, not 1.0b1
 
 
 def release_tags(path: Path, pattern: str | None) -> list[str]:
     out = subprocess.run(
         ["git", "-C", str(path), "tag", "--sort=v:refname"], capture_output=True, text=True, check=True
     ).stdout.split()
-    tags = [t for t in out if not PRERELEASE.search(t)]
+    tags = [t for t in out if RELEASE.fullmatch(t)]
     return [t for t in tags if re.search(pattern, t)] if pattern else tags
 
 
@@ -46,6 +46,9 @@ def main() -> int:
     parser.add_argument("--tags", help="only tags matching this regular expression")
     parser.add_argument("--full", action="store_true", help="also a full sweep of the newest tag")
     parser.add_argument("--json", type=Path, help="write every reference found here too")
+    parser.add_argument(
+        "--commits", metavar="RANGE", help="instead of releases, every commit of RANGE (v1..v2) against its parent"
+    )
     args = parser.parse_args()
 
     tags = release_tags(args.path, args.tags)[-(args.pairs + 1) :]
@@ -54,6 +57,12 @@ def main() -> int:
     started = time.perf_counter()
     with GitRepository(args.path) as repo:
         runs: list[tuple[str | None, str]] = list(itertools.pairwise(tags))
+        if args.commits:
+            listed = subprocess.run(
+                ["git", "-C", str(args.path), "rev-list", "--reverse", "--no-merges", args.commits],
+                capture_output=True, text=True, check=True,
+            ).stdout.split()  # fmt: skip
+            runs = [(f"{commit}^", commit) for commit in listed]
         if args.full:
             runs.append((None, tags[-1]))
         for old, new in runs:
@@ -75,7 +84,7 @@ def main() -> int:
                     print(f"       {ref.note}")
                 found.append({"pair": label, **ref._asdict()})
     seconds = time.perf_counter() - started
-    print(f"\n{args.path.name}: {len(tags) - 1} pairs, {failing} failing, {notes} notes, {seconds:.1f} s")
+    print(f"\n{args.path.name}: {len(runs)} pairs, {failing} failing, {notes} notes, {seconds:.1f} s")
     if args.json:
         args.json.write_text(json.dumps(found, indent=1, default=list))
     return 0

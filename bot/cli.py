@@ -726,13 +726,16 @@ def _ground(args: argparse.Namespace) -> int:
             head = repo.resolve("HEAD")
         except GitError:  # no commit yet
             head = "working tree"
+    others = _other_kinds(inputs.other_kinds, options.wiki_dir)
     if result is None:  # no model: the plan a person grounds from by hand
         if args.format == "json":
             sys.stdout.write(report.dumps(report.plan_json(inputs.work, inputs.waiting, options.wiki_dir, head)))
         else:
             sys.stdout.write(report.render_plan_text(inputs.work, inputs.waiting))
             if not inputs.work:
-                print("every page has claims: nothing to ground")
+                print("no Markdown page without claims: nothing to ground")
+            if others:
+                print(others)
         return EXIT_ATTENTION if inputs.work or inputs.waiting else EXIT_OK
     shown = [] if args.dry_run else written
     if args.format == "json":
@@ -743,8 +746,26 @@ def _ground(args: argparse.Namespace) -> int:
         if args.dry_run and written:
             print("dry run: would write " + ", ".join(written))
         if not result.pages:
-            print("every page has claims: nothing to ground")
+            print("no Markdown page without claims: nothing to ground")
+        if others:
+            print(others)
     return EXIT_ATTENTION if result.needs_a_person else EXIT_OK
+
+
+def _other_kinds(pages: list[str], wiki_dir: str) -> str | None:
+    """What grounding leaves, said: claims are kept on Markdown pages only (OpenWiki's sidecars are per page of
+    Markdown, and OKF is Markdown's), while `check` reads every kind's references."""
+    if not pages:
+        return None
+    rst = sum(1 for p in pages if p.lower().endswith(".rst"))
+    kinds = ", ".join(
+        part for part in (plural(rst, "reStructuredText page") * bool(rst), plural(len(pages) - rst, "MDX page") *
+                          bool(len(pages) - rst)) if part
+    )  # fmt: skip
+    return (
+        f"{wiki_dir}/ holds {kinds}: claims are kept on Markdown pages only, so grounding leaves them; "
+        "`wikiwarden check` checks their references"
+    )
 
 
 def _okf_validate(args: argparse.Namespace) -> int:

@@ -106,7 +106,7 @@ def test_a_plan_of_a_grounded_wiki_has_nothing_to_do(wiki: GitRepo, cli) -> None
     for page in ("queue", "setup"):
         assert cli("claim", "add", "--repo", wiki.root, f"{page}.md", "x", "repo://src/taskq/queue.py").code == 0
     run = cli("ground", "--repo", wiki.root)
-    assert (run.code, run.out) == (0, "every page has claims: nothing to ground\n")
+    assert (run.code, run.out) == (0, "no Markdown page without claims: nothing to ground\n")
 
 
 def test_usage_errors(wiki: GitRepo, cli) -> None:
@@ -174,7 +174,7 @@ async def test_grounding_writes_sidecars_quotes_and_okf_fields(
     again = await cli_in_thread("ground", "--repo", wiki.root)  # grounded pages are not asked again
     assert len(fake_openai.requests) == 2
     assert status(wiki.root) == written
-    assert again.code == 0 and again.out == "every page has claims: nothing to ground\n"
+    assert again.code == 0 and again.out == "no Markdown page without claims: nothing to ground\n"
     check = await cli_in_thread("check", "--repo", wiki.root)
     assert check.code == 0, check.out
 

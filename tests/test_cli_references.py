@@ -185,3 +185,37 @@ def test_one_config_file_the_command_line_and_the_hooks_command(repo: GitRepo, c
         found = [(r["page"], r["line"], r["text"], r["attention"]) for r in run.json()["broken_references"]]
         assert found == oneconfig.EXPECTED
         assert run.json()["wiki_dir"] == "docs"
+
+
+RST_PAGE = """Guide
+=====
+
+The helpers live in ``src/util.py``; :func:`util.flatten` flattens.
+See :doc:`install` and :doc:`/api/index`.
+
+.. literalinclude:: ../../src/util.py
+"""
+
+
+def test_restructuredtext_pages_have_their_references_checked_and_renames_caught(repo: GitRepo, cli) -> None:
+    repo.write("src/util.py", UTIL)
+    repo.write("docs/source/conf.py", "project = 'x'\n")
+    repo.write("docs/source/guide.rst", RST_PAGE)
+    repo.write("docs/source/install.rst", "Install\n=======\n")
+    repo.write("docs/source/api/index.rst", "API\n===\n")
+    repo.commit("a Sphinx site", tag="v1")
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs")
+    assert run.code == 0, run.out  # :doc: resolves as Sphinx does (from the page, and from conf.py's folder)
+    assert "the references of 3 pages checked" in run.out
+    ground = cli("ground", "--repo", repo.root, "--wiki-dir", "docs")
+    assert "docs/ holds 3 reStructuredText pages: claims are kept on Markdown pages only" in ground.out
+    repo.git("mv", "src/util.py", "src/helpers.py")
+    repo.commit("util becomes helpers")
+    renamed = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert renamed.code == 1
+    assert "  ✗ docs/source/guide.rst:4  src/util.py: renamed by this change to src/helpers.py\n" in renamed.out
+    assert "docs/source/guide.rst:7  ../../src/util.py (src/util.py): renamed by this change" in renamed.out
+    fixed = cli("fix", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert fixed.code == 0, fixed.out
+    assert b"``src/helpers.py``" in repo.read("docs/source/guide.rst")
+    assert b".. literalinclude:: ../../src/helpers.py" in repo.read("docs/source/guide.rst")

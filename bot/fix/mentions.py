@@ -95,9 +95,10 @@ def _new_name_mention(text: str, old: str, new: str, old_module: str = "", new_m
 
 
 def _spans(kind: str, text: str) -> list[str]:
-    """How a mention of `text` may stand in a page's source (Markdown, MDX, reStructuredText)."""
+    """How a mention of `text` may stand in a page's source (Markdown, MDX, reStructuredText: a literal, a role, a
+    link, a directive's argument)."""
     if kind == "link":
-        return [f"]({text})", f"](<{text}>)", f"]({text} ", f"]: {text}", f" <{text}>`_", f"`{text}`"]
+        return [f"]({text})", f"](<{text}>)", f"]({text} ", f"]: {text}", f" <{text}>`_", f"`{text}`", f":: {text}"]
     return [f"``{text}``", f"`{text}`"]
 
 

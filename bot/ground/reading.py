@@ -45,19 +45,22 @@ def read_page(page: str, page_text: str) -> PageReading:
 
 
 def reading_context() -> str | None:
-    """What readings are kept under: this reader's format and version, and the parser's (a new markdown-it may read
-    a page otherwise), told by a hash of its package's `__init__.py`, which holds its version, without importing
-    it. None when that file cannot be read (an install inside an archive, say): no reading is kept or used then."""
+    """What readings are kept under: this reader's format and version, and the parsers' (a new markdown-it or
+    docutils may read a page otherwise), told by a hash of each package's `__init__.py`, which holds its version,
+    without importing it. None when a file cannot be read (an install inside an archive, say): no reading is kept
+    or used then."""
     import importlib.util  # noqa: PLC0415 - a full check's only use of it
 
-    spec = importlib.util.find_spec("markdown_it")
-    if spec is None or not spec.origin:
-        return None
-    try:
-        parser = sha_hex(Path(spec.origin).read_bytes())[:16]
-    except OSError:
-        return None
-    return f"{FORMAT}:{__version__}:markdown-it {parser}"
+    hashes = []
+    for package in ("markdown_it", "docutils"):
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.origin:
+            return None
+        try:
+            hashes.append(f"{package} {sha_hex(Path(spec.origin).read_bytes())[:16]}")
+        except OSError:
+            return None
+    return f"{FORMAT}:{__version__}:" + ":".join(hashes)
 
 
 class ReadingCache:

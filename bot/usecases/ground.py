@@ -24,6 +24,7 @@ from ..fix.view import CodeView
 from ..fix.work import page_text
 from ..ground.build import PageGrounding, ground_page
 from ..ground.candidates import candidates
+from ..ground.formats import page_kind
 from ..ground.quotes import QuotesError, parse_quotes, quotes_path
 from ..ground.references import references
 from ..ground.symbols import SymbolIndex, language_of
@@ -34,6 +35,7 @@ from ..source.git import GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
 from .check import check
 from .fix import now_iso
+from .references import doc_pages
 
 
 class Grounder(Protocol):
@@ -51,6 +53,7 @@ class GroundInputs:
     taken: set[str]  # claim ids in use anywhere in the wiki
     holding: dict[str, bool]  # page → every claim it already has holds at the head
     settled: list[str] = field(default_factory=list)  # pages without claims grounding already read as they are
+    other_kinds: list[str] = field(default_factory=list)  # pages claims cannot be kept on (reStructuredText, MDX)
 
 
 @dataclass
@@ -130,7 +133,8 @@ async def prepare_ground(
         item.references = references(page, item.text, paths, index, skip=lambda path: rules.problem(path) is not None)
         item.candidates = candidates(item.references, item.text, evidence_paths, index)
         work.append(item)
-    return GroundInputs(work, waiting, view, index, taken, holding, settled)
+    others = [p for p in doc_pages(head, wiki_dir, options.max_file_bytes)[0] if page_kind(p) != "markdown"]
+    return GroundInputs(work, waiting, view, index, taken, holding, settled, others)
 
 
 async def settled_pages(source: Source, head: Snapshot, ungrounded: Sequence[str], wiki_dir: str) -> list[str]:
