@@ -219,3 +219,29 @@ def test_restructuredtext_pages_have_their_references_checked_and_renames_caught
     assert fixed.code == 0, fixed.out
     assert b"``src/helpers.py``" in repo.read("docs/source/guide.rst")
     assert b".. literalinclude:: ../../src/helpers.py" in repo.read("docs/source/guide.rst")
+
+
+def test_what_still_works_under_its_old_name_is_not_broken(repo: GitRepo, cli) -> None:
+    """click 8.2 deprecated `BaseCommand`, still answered by the package's `__getattr__` (its `main` with it); a
+    commit that leaves a file unparsable (rich's `style.py`, March 2020) removed nothing it seems to lack."""
+    command = "class BaseCommand:\n    def main(self, args):\n        return self.invoke(args)\n"
+    style = "class Style:\n    def parse(cls, text):\n        return cls(text)\n"
+    repo.write("src/click/__init__.py", "from .core import BaseCommand\n")
+    repo.write("src/click/core.py", command)
+    repo.write("src/rich/style.py", style)
+    repo.write("docs/api.md", "# API\n\nCall `click.BaseCommand.main()` and `rich.style.Style.parse()`.\n")
+    repo.commit("code and docs", tag="v1")
+    repo.write("src/click/core.py", command.replace("class BaseCommand:", "class Command:"))
+    repo.write(
+        "src/click/__init__.py",
+        'from .core import Command\n\n\ndef __getattr__(name):\n    if name == "BaseCommand":\n        return Command\n'
+        "    raise AttributeError(name)\n",
+    )
+    repo.write("src/rich/style.py", style.replace('class Style:\n', 'class Style:\n        """A style."""\n'))
+    repo.commit("deprecate BaseCommand; a docstring indented too far")
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert run.code == 0, run.out
+    repo.write("src/click/__init__.py", "from .core import Command\n")  # no longer answered for: it went
+    repo.commit("BaseCommand gone")
+    gone = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert gone.code == 1 and "click.BaseCommand.main()" in gone.out and "Style.parse" not in gone.out

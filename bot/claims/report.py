@@ -105,18 +105,12 @@ def render_text(report: SweepReport, verbose: bool = False, attention_only: bool
     if failing:
         out.append("")
         out.append(f"Broken references ({len(failing)}):")
-        for ref in failing:
-            target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
-            note = broken_note(ref, report.base is not None)
-            out.append(f"  ✗ {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}")
+        out.extend(_text_reference(ref, report, "✗") for ref in failing)
     if notes and verbose:
         out.append("")
         out.append(f"References to check, not failing ({len(notes)}):")
         for ref in notes:
-            target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
-            note = broken_note(ref, report.base is not None)
-            out.append(f"  · {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}")
-            out.append(f"      {one_line(ref.note or '')}")
+            out += [_text_reference(ref, report, "·"), f"      {one_line(ref.note or '')}"]
     elif notes:
         out.append("")
         out.append(
@@ -135,6 +129,12 @@ def render_text(report: SweepReport, verbose: bool = False, attention_only: bool
         out.append("")
         out.append("Pages without claims: " + ", ".join(one_line(p) for p in report.ungrounded_pages))
     return "\n".join(out) + "\n"
+
+
+def _text_reference(ref: BrokenReference, report: SweepReport, mark: str) -> str:
+    target = "" if ref.target == ref.text else f" ({one_line(ref.target)})"
+    note = broken_note(ref, report.base is not None)
+    return f"  {mark} {one_line(ref.page)}:{ref.line}  {clip(ref.text, 60)}{target}: {note}"
 
 
 def _md_claim(page: PageResult, claim: ClaimResult) -> list[str]:

@@ -383,22 +383,27 @@ def dead_after(
     return dead
 
 
-def lives_on(dead: DeadReference, at_head: SymbolIndex, header: Callable[[Definition], str]) -> bool:
+def lives_on(dead: DeadReference, at_head: SymbolIndex, text: Callable[[Definition], str]) -> bool:
     """Whether a member a reference named is still reachable under its old name, though its definition went: its
-    class survives as an alias of another (`Client = AsyncClient`), or the class survives and the member moved up
-    into a base it derives from (`AsyncClient.stream` now `BaseClient.stream`; `header` gives a definition's first
-    lines at the head, where its bases are written)."""
+    class survives as an alias of another (`Client = AsyncClient`); or the class survives and sets the member on
+    its instances (`self.print = self.console.print`), or the member moved up into a base it derives from
+    (`AsyncClient.stream` now `BaseClient.stream`). `text` gives a definition's text at the head (its first lines
+    name its bases)."""
     definition = dead.target.definition
     if definition is None or "." not in definition.qualified:
         return False
     holders = lookup(definition.qualified.rsplit(".", 1)[0], at_head)
     if any(h.kind in ("variable", "constant") for h in holders):
         return True
+    classes = [text(h) for h in holders if h.kind == "class"]
+    member = re.compile(rf"\b(?:self|this|cls)\.{re.escape(definition.name)}\s*=(?!=)")
+    if any(member.search(body) for body in classes):
+        return True
     moved = dead.renamed_to
     if moved is None or moved.name != definition.name or "." not in moved.qualified:
         return False
-    base = moved.qualified.rsplit(".", 1)[0].rsplit(".", 1)[-1]
-    return any(h.kind == "class" and re.search(rf"\b{re.escape(base)}\b", header(h)) for h in holders)
+    base = re.compile(rf"\b{re.escape(moved.qualified.rsplit('.', 1)[0].rsplit('.', 1)[-1])}\b")
+    return any(base.search("\n".join(body.split("\n")[:3])) for body in classes)
 
 
 def _renamed(

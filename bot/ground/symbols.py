@@ -529,6 +529,27 @@ def _root(path: str, data: bytes) -> tuple[str, Node] | None:
     return language, _parser(language).parse(data).root_node
 
 
+def does_not_parse(path: str, data: bytes) -> bool:
+    """Whether a file of code has a syntax error, so that what its definitions seem to lack may still be there:
+    tree-sitter's error nodes, and for Python its own parser too (an indentation tree-sitter forgives, Python
+    does not: a class whose docstring was indented too far loses its methods to the module)."""
+    parsed = _root(path, data)
+    if parsed is None:
+        return False
+    language, root = parsed
+    if root.has_error:
+        return True
+    if language != "python":
+        return False
+    import ast  # noqa: PLC0415 - only when a Python file seems to have lost a definition
+
+    try:
+        ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
+
+
 def definitions(path: str, data: bytes) -> list[Definition]:
     """Every definition of one file, in the order they stand; [] for a language without a grammar here."""
     return read_symbols(path, data, values=False).definitions

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import pickle
 import posixpath
 from collections import Counter
@@ -39,8 +40,8 @@ from ..ground.findings import (
 from ..ground.formats import page_kind
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
-from ..ground.references import ChangedCode, dead_after, lives_on, lookup, references, resolve
-from ..ground.symbols import Definition, SymbolIndex, language_of
+from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
+from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
 from ..source import Source
 from .config import Config
 
@@ -348,15 +349,20 @@ async def _broken_by(
     )
     at_head = SymbolIndex([*after.definitions, *others.definitions])
 
-    def header(definition: Definition) -> str:
-        return "\n".join(_text(head.read(definition.path)).split("\n")[definition.start - 1 : definition.start + 2])
+    @functools.cache
+    def unparsable(path: str) -> bool:
+        return path in head_paths and does_not_parse(path, head.read(path))
+
+    def text(definition: Definition) -> str:
+        return "\n".join(_text(head.read(definition.path)).split("\n")[definition.start - 1 : definition.end])
 
     dead = [
         d
         for d in dead
         if not resolve(d.mention, d.page, head_paths, at_head, roots[d.page])  # moved, or another by its name
-        and not lives_on(d, at_head, header)
-        and not (d.target.definition is not None and d.target.definition.name in exported)
+        and not lives_on(d, at_head, text)
+        and not _still_exported(d, exported)
+        and not (d.target.definition is not None and unparsable(d.target.definition.path))
     ]
     found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
@@ -369,19 +375,27 @@ async def _defining(
     source: Source, head: Snapshot, sweeper: Sweeper, names: Collection[str], exclude: Collection[str]
 ) -> tuple[SymbolIndex, set[str]]:
     """The definitions of the files the change left alone that may define one of `names` (a file not holding
-    the name as text cannot), the same at the base and the head; and those of the names they export lazily."""
+    the name as text cannot), the same at the base and the head; and the names (and their classes) they export
+    lazily."""
     candidates = [p for p in code_paths(sweeper, head, source.files(head)) if p not in exclude]
     await source.fetch(head, candidates)
-    words = {name.rsplit(".", 1)[-1].encode() for name in names}
+    words = {part.encode() for name in names for part in name.split(".")}
     holding = {p: data for p in candidates if any(word in (data := head.read(p)) for word in words)}
     return SymbolIndex.of_files(holding, values=False), _exported_lazily(names, holding)
+
+
+def _still_exported(dead: DeadReference, exported: set[str]) -> bool:
+    """Whether a module still answers for what a reference named, or for the class that held it (click 8.2's
+    deprecated `BaseCommand`, whose `main` its replacement has)."""
+    definition = dead.target.definition
+    return definition is not None and any(part in exported for part in definition.qualified.split("."))
 
 
 def _exported_lazily(names: Collection[str], files: dict[str, bytes]) -> set[str]:
     """Of `names`' last segments, those a Python module still exports by name without defining them: a module
     `__getattr__` answering for a name it quotes (a deprecated function kept reachable: click 8.5's
     `get_text_stream`). Such a name still works for the pages that name it."""
-    words = {name.rsplit(".", 1)[-1] for name in names}
+    words = {part for name in names for part in name.split(".")}
     found: set[str] = set()
     for path, data in files.items():
         if not path.endswith((".py", ".pyi")) or b"def __getattr__" not in data:

@@ -262,3 +262,24 @@ def test_a_repository_can_only_lower_the_apps_limits(fake: FakeGitHub) -> None:
         10, 0, 1,
     )  # fmt: skip
     assert bounded.model_copy(update={"limits": lower.limits}) == lower  # nothing else changes
+
+
+async def test_the_github_source_tells_which_paths_a_commits_history_held(fake: FakeGitHub) -> None:
+    """What a full check asks of a missing working file: was it ever committed (then it is a file that went)?"""
+    from bot.source.github import HISTORY_PATHS_CAP, GitHubSource, SourceCache
+
+    repo = fake.create_repo("acme", "w", 5)
+    first = repo.commit({"src/a.py": "a\n", "openwiki/_plan.md": "# plan\n"}, message="one")
+    head = repo.commit({"openwiki/_plan.md": None}, message="the plan goes")
+    token = fake.issue_token(5)
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, oauth_token=token.token, base_url=fake.base_url)
+        source = GitHubSource(gh, "acme/w", f"{fake.base_url}/graphql", SourceCache())
+        at_head = await source.snapshot(head)
+        wanted = ["openwiki/_plan.md", "openwiki/.langsmith.json", "src/a.py"]
+        assert await source.ever_committed(at_head, wanted) == {"openwiki/_plan.md", "src/a.py"}
+        assert await source.ever_committed(await source.snapshot(first), ["openwiki/.langsmith.json"]) == set()
+        many = [f"docs/{n}.md" for n in range(HISTORY_PATHS_CAP + 1)]
+        asked = len(fake.requests)
+        assert await source.ever_committed(at_head, many) is None  # too many to ask one by one: cannot tell
+        assert len(fake.requests) == asked

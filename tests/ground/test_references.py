@@ -605,3 +605,18 @@ def test_the_languages_own_names_name_nothing_of_the_repository(text: str) -> No
     index = index_of({"src/m.py": "class M:\n    def bytes(self):\n        return b''\n\n\ndef str():\n    pass\n"})
     assert resolve(Mention(text, "code", 1), "docs/a.md", set(), index) == ()
     assert resolve(Mention("M.bytes", "code", 1), "docs/a.md", set(), index) != ()  # qualified: the repository's
+
+
+def test_a_method_the_class_now_sets_on_its_instances_lives_on() -> None:
+    """rich (June 2020): `Progress.print` and `.log` became `self.print = self.console.print` in `__init__`."""
+    before = {"rich/progress.py": "class Progress:\n    def print(self, *objects):\n        self.console.print(*objects)\n"}
+    after = {"rich/progress.py": "class Progress:\n    def __init__(self, console):\n        self.print = console.print\n"}
+    found = references("docs/p.rst", "Use `Progress.print`.\n", set(before), index_of(before))
+    code = ChangedCode(set(before), set(after), set(before), index_of(before), index_of(after))
+    [gone] = dead_after(found, code, lambda q: False)
+    whole = lambda d: "\n".join(after[d.path].split("\n")[d.start - 1 : d.end])  # noqa: E731
+    assert lives_on(gone, index_of(after), whole)
+    compared = {"rich/progress.py": after["rich/progress.py"].replace("self.print = ", "printer = ")}
+    assert not lives_on(gone, index_of(compared), lambda d: compared[d.path])
+    equals = {"rich/progress.py": after["rich/progress.py"].replace("self.print = ", "self.print == ")}
+    assert not lives_on(gone, index_of(equals), lambda d: equals[d.path])  # a comparison sets nothing

@@ -717,3 +717,16 @@ def test_only_what_stands_right_above_documents_a_definition() -> None:
     found = {d.qualified: (d.start, d.head) for d in definitions("m.py", source)}
     assert found == {"alone": (3, 3), "LIMIT": (5, 5), "after_code": (6, 6)}
     assert D("m.py", "f", "function", 3, 4) == Definition("f", "f", "function", "m.py", 3, 4, head=1)  # not identity
+
+
+def test_a_file_with_a_syntax_error_is_known_as_one() -> None:
+    """What a file that does not parse seems to lack may be there: rich's `style.py` of March 2020, whose class
+    docstring was indented too far (tree-sitter forgives that; Python does not)."""
+    from bot.ground.symbols import does_not_parse
+
+    over_indented = b'class Style:\n        """A style."""\n    def parse(cls, text):\n        return cls(text)\n'
+    assert does_not_parse("rich/style.py", over_indented)
+    assert does_not_parse("src/a.ts", b"export function f( {\n")  # tree-sitter's own error nodes
+    assert not does_not_parse("rich/style.py", over_indented.replace(b"        \"\"\"", b"    \"\"\""))
+    assert not does_not_parse("src/a.ts", b"export function f() {}\n")
+    assert not does_not_parse("README.md", b"# not code (\n")  # no grammar: nothing to say
