@@ -698,6 +698,8 @@ def _fix(args: argparse.Namespace) -> int:
         )  # fmt: skip
     if note is not None:
         print(note)
+    if args.dry_run:  # the report below says what the fix did: here, what it would do
+        print("dry run: nothing was written; this is what the fix would do")
     sys.stdout.write(render_text(result, [] if args.dry_run else written))
     if args.dry_run and written:
         print("dry run: would write " + ", ".join(written))

@@ -284,7 +284,7 @@ def run_demo(directory: str | None, fmt: str = "text") -> int:
     print("config.py switched to CRLF, the retry policy changed, legacy.py deleted, current.py made a symlink.")
     print(f"\n$ wikiwarden check --repo {root} --base v1 --head v2\n")
     sys.stdout.write(render(report, "text"))
-    print("\nfresh, moved and cosmetic need nobody: moved and cosmetic evidence is re-anchored automatically.")
+    print("\nfresh, moved and cosmetic need no decision: `wikiwarden fix` re-anchors moved and cosmetic evidence.")
     print("stale, unresolved and error need a person: `wikiwarden claim confirm ID` once the page is right again,")
     print("or `wikiwarden claim retract ID`.")
     print(f"Try: wikiwarden check --repo {root} --base v1 --head v2 --format json")

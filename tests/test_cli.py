@@ -391,7 +391,7 @@ def test_markdown_report_has_the_counts_table(repo: GitRepo, cli) -> None:
     assert lines[at + 1] == "|---:|---:|---:|---:|---:|---:|"
     assert lines[at + 2] == "| 0 | 1 | 0 | 1 | 0 | 0 |"
     assert "### Made stale by this change (1)" in run.out
-    assert "### Re-anchored automatically (moved or cosmetic) (1)" in run.out
+    assert "### Moved or cosmetic: a fix re-anchors them, nothing to decide (1)" in run.out
 
 
 def test_text_report_groups_claims_by_page(repo: GitRepo, cli) -> None:
