@@ -132,7 +132,7 @@ def _add_check(commands: _Commands) -> None:
 
 
 def _add_claim(commands: _Commands) -> None:
-    claim = commands.add_parser("claim", help="keep claims by hand: add, confirm, retract, list")
+    claim = commands.add_parser("claim", help="keep claims by hand: add, confirm, retract, show, list")
     claim_commands = claim.add_subparsers(dest="claim_command", required=True, metavar="ACTION")
     add = claim_commands.add_parser("add", help="ground a page: add a claim with its evidence")
     _common(add)

@@ -709,6 +709,20 @@ def _every_parser(parser: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ..
     return found
 
 
+def test_the_claim_commands_help_names_every_one_of_its_actions() -> None:
+    """`wikiwarden --help` says what `claim` does by naming its actions: each action the parser has, so one added
+    later cannot be left out (`show` was)."""
+    whole = cli_module.build_parser()
+    (commands,) = (action for action in whole._actions if isinstance(action, argparse._SubParsersAction))
+    (said,) = (choice.help for choice in commands._get_subactions() if choice.dest == "claim")
+    (actions,) = (a for a in _subparsers(whole)["claim"]._actions if isinstance(a, argparse._SubParsersAction))
+    names = list(actions.choices)
+    assert {"add", "confirm", "retract", "show", "list"} <= set(names)
+    assert [name for name in names if re.search(rf"\b{name}\b", said or "")] == names, said
+    shown = " ".join(whole.format_help().split("\n    claim ", 1)[1].split("\n    fix ", 1)[0].split())  # unwrapped
+    assert shown == said
+
+
 def test_a_command_alone_is_parsed_and_helped_as_by_the_whole_parser(capsys: pytest.CaptureFixture[str]) -> None:
     whole = cli_module.build_parser()
     names = list(_subparsers(whole))
