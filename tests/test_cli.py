@@ -462,6 +462,33 @@ def test_claim_add_rejects_duplicate_evidence_and_an_empty_statement(grounded, c
     _usage_error(cli("claim", "add", "--repo", root, "a.md", "   ", "repo://src/a.py#L1"), "the statement is empty")
 
 
+def test_claim_add_refuses_a_claim_the_page_already_makes(grounded, cli) -> None:
+    """One statement is one claim of its page: the same statement with the same evidence (however it is written)
+    is refused, and so is the same statement with other evidence (the message says how to give the claim more);
+    one line, exit 2, nothing written. Another page may make the same statement."""
+    repo, claim = grounded
+    root = repo.root
+    before = repo.read("openwiki/.claims/a.json")
+    same = cli("claim", "add", "--repo", root, "openwiki/a.md", "  b returns 2. ", "repo://./src/a.py#L5-L6")
+    assert same.code == 2 and same.out == "" and same.err.count("\n") == 1, same
+    assert same.err == (
+        f"wikiwarden: error: the page already has this claim with this evidence: {claim}; nothing written\n"
+    )
+    other = cli("claim", "add", "--repo", root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6", "repo://src/a.py#L6")
+    assert other.code == 2 and other.out == "" and other.err.count("\n") == 1, other
+    assert other.err == (
+        f"wikiwarden: error: the page already states this as {claim}, with other evidence (repo://src/a.py#L5-L6); "
+        f"one statement is one claim: `wikiwarden claim retract {claim}`, then add it with all its evidence; "
+        "nothing written\n"
+    )
+    assert repo.read("openwiki/.claims/a.json") == before
+    assert repo.git("status", "--porcelain") == ""
+    # another statement, or the same statement on another page, is another claim
+    assert cli("claim", "add", "--repo", root, "a.md", "b returns two.", "repo://src/a.py#L5-L6").code == 0
+    repo.write("openwiki/b.md", "# B\n\n`b` returns 2.\n")
+    assert cli("claim", "add", "--repo", root, "b.md", "b returns 2.", "repo://src/a.py#L5-L6").code == 0
+
+
 def test_claim_add_refuses_a_symlinked_sidecar_folder(repo: GitRepo, cli, tmp_path: Path) -> None:
     repo.write("src/a.py", CODE)
     repo.write("openwiki/a.md", PAGE_A)
