@@ -472,6 +472,17 @@ def test_the_check_needs_neither_the_app_nor_the_agent_extra(repo: GitRepo, tmp_
     assert parse_output_file((tmp_path / "output").read_text())["stale"] == "1"
 
 
+def test_the_readable_report_names_each_commit_once(repo: GitRepo, tmp_path: Path) -> None:
+    """The step's labels already carry the commit (`master (1a2b…)`, a push's base `1a2b…`): the report's header
+    shows each commit's digits once, as `wikiwarden check` does."""
+    build_shop(repo)
+    before, after = repo.git("rev-parse", "v1", "HEAD").split()
+    done = _step_without((), repo, tmp_path, conclusion="neutral")
+    assert (done.returncode, done.stderr) == (0, "")
+    [header] = [line for line in done.stdout.splitlines() if line.startswith("Wikiwarden check · ")]
+    assert header == f"Wikiwarden check · openwiki/ · head: master ({after[:12]}) · base: {before[:12]}"
+
+
 def test_the_fix_without_the_app_extra_says_what_to_install(repo: GitRepo, tmp_path: Path) -> None:
     build_shop(repo)
     done = _step_without(APP_EXTRA, repo, tmp_path, fix="true", token="ghs_x", conclusion="neutral")
