@@ -71,6 +71,7 @@ class ActionInputs:
     openai_base_url: str | None = None
     openai_api_key: str | None = field(default=None, repr=False)
     mutation_spacing_seconds: float = 1.0
+    cache: bool = True  # the sweep's memory in the checkout's git directory (action.yml keeps it between runs)
 
 
 def _flag(name: str, value: str) -> bool:
@@ -114,6 +115,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         openai_base_url=given("OPENAI_BASE_URL"),
         openai_api_key=given("OPENAI_API_KEY"),
         mutation_spacing_seconds=max(mutation_spacing, 0.0),
+        cache=_flag("cache", given("CACHE") or "true"),
     )
 
 
@@ -427,7 +429,7 @@ async def _check(
     from .claims.pages import require_wiki_folder  # noqa: PLC0415
     from .ground.baseline import BaselineError  # noqa: PLC0415
     from .source.git import GitError, LocalSource  # noqa: PLC0415
-    from .usecases.check import check  # noqa: PLC0415
+    from .usecases.check import check, local_memory  # noqa: PLC0415
     from .usecases.config import Overrides, read_config  # noqa: PLC0415
     from .usecases.config_file import ConfigError  # noqa: PLC0415
     from .usecases.references import reference_rules  # noqa: PLC0415
@@ -461,8 +463,15 @@ async def _check(
         rules = await reference_rules(source, head, settings)
     except BaselineError as exc:
         raise ActionError(str(exc)) from None
+    # The sweep's memory, as `wikiwarden check` keeps it; action.yml restores it before this step and saves it
+    # after. It only ever spares reading: a damaged one is replaced, saying so in the log.
+    memory = (
+        local_memory(repo, lambda note: runner.command("notice", note, title="Wikiwarden cache"))
+        if inputs.cache
+        else None
+    )
     # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
-    report = await check(source, head, found, options, processes=usable_processors(), rules=rules)
+    report = await check(source, head, found, options, memory=memory, processes=usable_processors(), rules=rules)
     return report, config, configured
 
 

@@ -132,7 +132,7 @@ def _add_check(commands: _Commands) -> None:
 
 
 def _add_claim(commands: _Commands) -> None:
-    claim = commands.add_parser("claim", help="keep claims by hand: add, confirm, retract, list")
+    claim = commands.add_parser("claim", help="keep claims by hand: add, confirm, retract, show, list")
     claim_commands = claim.add_subparsers(dest="claim_command", required=True, metavar="ACTION")
     add = claim_commands.add_parser("add", help="ground a page: add a claim with its evidence")
     _common(add)
@@ -472,7 +472,21 @@ def _check(args: argparse.Namespace) -> int:
             _write_bytes(report_json_chunks(report, attention_only=bool(args.attention_only)))
         else:
             sys.stdout.write(render(report, args.format, verbose=args.verbose, attention_only=args.attention_only))
+            if args.format == "text":
+                sys.stdout.write(_next_steps(args, report))
     return EXIT_ATTENTION if report.needs_attention else EXIT_OK
+
+
+def _next_steps(args: argparse.Namespace, report: SweepReport) -> str:
+    """What to do, after a text report that needs attention: the commands with this check's own options."""
+    from .claims.nextsteps import next_steps  # noqa: PLC0415
+
+    given = [("--repo", args.repo if args.repo != "." else None), ("--wiki-dir", args.wiki_dir)]
+    given.append(("--max-file-size", str(args.max_file_size) if args.max_file_size is not None else None))
+    options = [word for flag, value in given if value is not None for word in (flag, value)]
+    base = args.base if args.base is not None else "HEAD" if args.staged and report.base is not None else None
+    lines = next_steps(report, options, base)
+    return "\n" + "\n".join(lines) + "\n" if lines else ""
 
 
 def _write_baseline(path: str, report: SweepReport) -> int:
@@ -698,6 +712,8 @@ def _fix(args: argparse.Namespace) -> int:
         )  # fmt: skip
     if note is not None:
         print(note)
+    if args.dry_run:  # the report below says what the fix did: here, what it would do
+        print("dry run: nothing was written; this is what the fix would do")
     sys.stdout.write(render_text(result, [] if args.dry_run else written))
     if args.dry_run and written:
         print("dry run: would write " + ", ".join(written))

@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .claims.nextsteps import next_steps
 from .claims.report import render
 from .source.git import GitRepository
 from .usecases.check import check_repository
@@ -284,9 +285,9 @@ def run_demo(directory: str | None, fmt: str = "text") -> int:
     print("config.py switched to CRLF, the retry policy changed, legacy.py deleted, current.py made a symlink.")
     print(f"\n$ wikiwarden check --repo {root} --base v1 --head v2\n")
     sys.stdout.write(render(report, "text"))
-    print("\nfresh, moved and cosmetic need nobody: moved and cosmetic evidence is re-anchored automatically.")
-    print("stale, unresolved and error need a person: `wikiwarden claim confirm ID` once the page is right again,")
-    print("or `wikiwarden claim retract ID`.")
+    print("\n" + "\n".join(next_steps(report, ["--repo", str(root)], "v1")))  # as the check ends its report
+    print("\nfresh, moved and cosmetic need no decision: `wikiwarden fix` re-anchors moved and cosmetic evidence;")
+    print("stale, unresolved and error need a person, or (stale) a model.")
     print(f"Try: wikiwarden check --repo {root} --base v1 --head v2 --format json")
     print(f"     wikiwarden claim list --repo {root}")
     return 0

@@ -344,7 +344,7 @@ def test_action_yml_is_a_composite_action(action: dict[str, Any]) -> None:
     assert action["name"] == "Wikiwarden" and action["description"]
     assert action["runs"]["using"] == "composite"
     steps = action["runs"]["steps"]
-    assert [s.get("id") for s in steps] == ["python", "install", "check"]
+    assert [s.get("id") for s in steps] == ["python", "install", "memory", "restore", "check", "save"]
     for step in steps:
         assert ("uses" in step) != ("run" in step), step
         if "run" in step:
@@ -383,6 +383,132 @@ def test_the_outputs_are_the_check_steps(action: dict[str, Any], shop_report: An
         assert spec["value"] == f"${{{{ steps.check.outputs.{name} }}}}" and spec["description"], name
     assert set(outputs) == set(output_values(shop_report)) | {"pull-request"}
     assert {v.value for v in Verdict} <= set(outputs)
+
+
+# -- the sweep's memory, kept between runs by actions/cache -------------------------------------------------------
+
+_CONDITION = re.compile(r"([A-Za-z_][A-Za-z0-9_.-]*) (==|!=) '([^']*)'")
+
+
+def step_runs(step: dict[str, Any], context: dict[str, Any]) -> bool:
+    """A step's `if:` as Actions evaluates the forms action.yml uses: `a.b.c == 'x'` (or `!=`; strings compare
+    case-insensitively, a missing value is ''), `!cancelled()` in a run not cancelled, joined by `&&`."""
+    condition = step.get("if", "success()").strip()
+    if condition.startswith("${{") and condition.endswith("}}"):
+        condition = condition[3:-2].strip()
+    result = True
+    for term in (t.strip() for t in condition.split("&&")):
+        if term in ("!cancelled()", "always()", "success()"):  # the steps before ran, as the save step needs
+            continue
+        found = _CONDITION.fullmatch(term)
+        assert found is not None, f"unsupported condition {term!r}"
+        value: Any = context
+        for part in found[1].split("."):
+            value = value.get(part, "") if isinstance(value, dict) else ""
+        equal = str(value).lower() == found[3].lower()
+        result = result and (equal if found[2] == "==" else not equal)
+    return result
+
+
+def _expressions(value: Any) -> list[str]:
+    return re.findall(r"\$\{\{\s*(.*?)\s*\}\}", json.dumps(value))
+
+
+def test_the_memory_is_restored_before_the_check_and_saved_after(action: dict[str, Any]) -> None:
+    steps = {s["id"]: s for s in action["runs"]["steps"]}
+    order = [s["id"] for s in action["runs"]["steps"]]
+    restore, save = steps["restore"], steps["save"]
+    assert order.index("memory") < order.index("restore") < order.index("check") < order.index("save")
+    assert re.fullmatch(r"actions/cache/restore@v\d+", restore["uses"])  # a major version, pinned
+    assert save["uses"] == restore["uses"].replace("/restore@", "/save@")
+    folder = "${{ steps.memory.outputs.folder }}"
+    assert restore["with"]["path"] == save["with"]["path"] == folder  # the folder git names (below)
+    key, prefix = restore["with"]["key"], restore["with"]["restore-keys"]
+    assert key == "wikiwarden-memory-v1-${{ runner.os }}-${{ github.sha }}"  # a format word, the runner, the commit
+    assert key.startswith(prefix) and prefix.endswith("-") and "github.sha" not in prefix  # else any earlier run's
+    assert save["with"]["key"] == "${{ steps.restore.outputs.cache-primary-key }}"
+    # inputs reach the cache only through the memory step's `env:`, never spliced into a `with:` or a script
+    for step in (restore, save):
+        assert all(e.startswith(("steps.", "runner.", "github.sha", "!cancelled()")) for e in _expressions(step))
+    assert steps["memory"]["env"] == {"INPUT_PATH": "${{ inputs.path }}"}
+    assert steps["check"]["env"]["INPUT_CACHE"] == "${{ inputs.cache }}"
+
+
+@pytest.mark.parametrize("cache", ["true", "false", "False"])
+def test_cache_false_skips_the_cache_steps_and_the_memory(action: dict[str, Any], cache: str) -> None:
+    steps = {s["id"]: s for s in action["runs"]["steps"]}
+    on = cache == "true"
+    context: dict[str, Any] = {"inputs": {"cache": cache}, "steps": {}}
+    assert step_runs(steps["memory"], context) is on
+    if on:  # the memory step names the folder; a check that ran sets its outputs
+        context["steps"]["memory"] = {"outputs": {"folder": "/w/.git/wikiwarden"}}
+        context["steps"]["check"] = {"outputs": {"claims": "3"}}
+    assert step_runs(steps["restore"], context) is on
+    assert step_runs(steps["save"], context) is on
+    assert read_inputs({"INPUT_CACHE": cache}).cache is on  # and the check runs without the memory
+
+
+def test_the_cache_is_saved_once_the_check_ran_and_not_over_an_exact_hit(action: dict[str, Any]) -> None:
+    save = next(s for s in action["runs"]["steps"] if s.get("id") == "save")
+    ran = {"memory": {"outputs": {"folder": "/w/.git/wikiwarden"}}, "check": {"outputs": {"claims": "0"}}}
+    assert step_runs(save, {"inputs": {"cache": "true"}, "steps": ran})  # after a failing check too
+    hit = {**ran, "restore": {"outputs": {"cache-hit": "true"}}}
+    assert not step_runs(save, {"inputs": {"cache": "true"}, "steps": hit})
+    skipped = {**ran, "check": {"outputs": {}}}  # a tag push, or a step that could not check: no memory written
+    assert not step_runs(save, {"inputs": {"cache": "true"}, "steps": skipped})
+
+
+def _memory_step(action: dict[str, Any], tmp_path: Path, workspace: Path, path: str) -> dict[str, str]:
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "memory")
+    script, output = tmp_path / "memory.sh", tmp_path / "memory-output"
+    script.write_text(step["run"])
+    output.write_text("")
+    env = {
+        "PATH": os.environ["PATH"], "GITHUB_WORKSPACE": str(workspace), "GITHUB_OUTPUT": str(output),
+        "INPUT_PATH": path, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+    }  # fmt: skip
+    subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env, check=True, cwd=tmp_path)
+    return parse_output_file(output.read_text())
+
+
+def test_the_memory_step_names_the_folder_the_check_keeps_its_memory_in(
+    action: dict[str, Any], repo: GitRepo, tmp_path: Path
+) -> None:
+    build_shop(repo)
+    _step_without((), repo, tmp_path)  # the Action's check, which keeps its memory
+    with GitRepository(repo.root) as git:
+        kept = (git.common_dir() / "wikiwarden").resolve()
+    assert (kept / "evidence-index-v1.json").is_file()
+    assert _memory_step(action, tmp_path, repo.root, ".") == {"folder": str(kept)}
+    assert _memory_step(action, tmp_path, repo.root.parent, repo.root.name) == {"folder": str(kept)}  # `path`
+    # a checkout that is a linked worktree: its `.git` is a file, the memory is in the common git directory
+    linked = tmp_path / "linked checkout"
+    repo.git("worktree", "add", "-q", "--detach", str(linked))
+    assert (linked / ".git").is_file()
+    assert _memory_step(action, tmp_path, tmp_path, "linked checkout") == {"folder": str(kept)}
+    # no repository there, or a path meant as code: no folder, nothing run
+    (tmp_path / "plain").mkdir()
+    assert _memory_step(action, tmp_path, tmp_path, "plain") == {}
+    assert _memory_step(action, tmp_path, tmp_path, "$(touch pwned)") == {}
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_the_action_keeps_its_memory_unless_cache_is_false(repo: GitRepo, tmp_path: Path) -> None:
+    build_shop(repo)
+    folder = repo.root / ".git" / "wikiwarden"
+    off = _step_without((), repo, tmp_path, conclusion="neutral", cache="false")
+    assert (off.returncode, off.stderr) == (0, "") and not folder.exists()
+    on = _step_without((), repo, tmp_path, conclusion="neutral")
+    assert (on.returncode, on.stderr) == (0, "") and (folder / "evidence-index-v1.json").is_file()
+    again = _step_without((), repo, tmp_path, conclusion="neutral")  # with the memory: the same report
+    assert _readable_report(again.stdout) == _readable_report(on.stdout) == _readable_report(off.stdout)
+
+
+def _readable_report(stdout: str) -> str:
+    """The report the step prints between workflow commands turned off and on again."""
+    token = stdout.split("::stop-commands::", 1)[1].split("\n", 1)[0]
+    return stdout.split(f"::stop-commands::{token}\n", 1)[1].split(f"\n::{token}::", 1)[0]
 
 
 # A stand-in for setup-python's interpreter: `-I -m venv DIR` makes DIR/bin/python (itself), any other call is
@@ -470,6 +596,17 @@ def test_the_check_needs_neither_the_app_nor_the_agent_extra(repo: GitRepo, tmp_
     assert (done.returncode, done.stderr) == (0, "")
     assert " file=src/shop/cart.py,line=3," in done.stdout  # the stale tax rate, annotated where it changed
     assert parse_output_file((tmp_path / "output").read_text())["stale"] == "1"
+
+
+def test_the_readable_report_names_each_commit_once(repo: GitRepo, tmp_path: Path) -> None:
+    """The step's labels already carry the commit (`master (1a2b…)`, a push's base `1a2b…`): the report's header
+    shows each commit's digits once, as `wikiwarden check` does."""
+    build_shop(repo)
+    before, after = repo.git("rev-parse", "v1", "HEAD").split()
+    done = _step_without((), repo, tmp_path, conclusion="neutral")
+    assert (done.returncode, done.stderr) == (0, "")
+    [header] = [line for line in done.stdout.splitlines() if line.startswith("Wikiwarden check · ")]
+    assert header == f"Wikiwarden check · openwiki/ · head: master ({after[:12]}) · base: {before[:12]}"
 
 
 def test_the_fix_without_the_app_extra_says_what_to_install(repo: GitRepo, tmp_path: Path) -> None:

@@ -391,7 +391,7 @@ def test_markdown_report_has_the_counts_table(repo: GitRepo, cli) -> None:
     assert lines[at + 1] == "|---:|---:|---:|---:|---:|---:|"
     assert lines[at + 2] == "| 0 | 1 | 0 | 1 | 0 | 0 |"
     assert "### Made stale by this change (1)" in run.out
-    assert "### Re-anchored automatically (moved or cosmetic) (1)" in run.out
+    assert "### Moved or cosmetic: a fix re-anchors them, nothing to decide (1)" in run.out
 
 
 def test_text_report_groups_claims_by_page(repo: GitRepo, cli) -> None:
@@ -460,6 +460,33 @@ def test_claim_add_rejects_duplicate_evidence_and_an_empty_statement(grounded, c
         "listed twice",
     )
     _usage_error(cli("claim", "add", "--repo", root, "a.md", "   ", "repo://src/a.py#L1"), "the statement is empty")
+
+
+def test_claim_add_refuses_a_claim_the_page_already_makes(grounded, cli) -> None:
+    """One statement is one claim of its page: the same statement with the same evidence (however it is written)
+    is refused, and so is the same statement with other evidence (the message says how to give the claim more);
+    one line, exit 2, nothing written. Another page may make the same statement."""
+    repo, claim = grounded
+    root = repo.root
+    before = repo.read("openwiki/.claims/a.json")
+    same = cli("claim", "add", "--repo", root, "openwiki/a.md", "  b returns 2. ", "repo://./src/a.py#L5-L6")
+    assert same.code == 2 and same.out == "" and same.err.count("\n") == 1, same
+    assert same.err == (
+        f"wikiwarden: error: the page already has this claim with this evidence: {claim}; nothing written\n"
+    )
+    other = cli("claim", "add", "--repo", root, "a.md", "b returns 2.", "repo://src/a.py#L5-L6", "repo://src/a.py#L6")
+    assert other.code == 2 and other.out == "" and other.err.count("\n") == 1, other
+    assert other.err == (
+        f"wikiwarden: error: the page already states this as {claim}, with other evidence (repo://src/a.py#L5-L6); "
+        f"one statement is one claim: `wikiwarden claim retract {claim}`, then add it with all its evidence; "
+        "nothing written\n"
+    )
+    assert repo.read("openwiki/.claims/a.json") == before
+    assert repo.git("status", "--porcelain") == ""
+    # another statement, or the same statement on another page, is another claim
+    assert cli("claim", "add", "--repo", root, "a.md", "b returns two.", "repo://src/a.py#L5-L6").code == 0
+    repo.write("openwiki/b.md", "# B\n\n`b` returns 2.\n")
+    assert cli("claim", "add", "--repo", root, "b.md", "b returns 2.", "repo://src/a.py#L5-L6").code == 0
 
 
 def test_claim_add_refuses_a_symlinked_sidecar_folder(repo: GitRepo, cli, tmp_path: Path) -> None:
@@ -707,6 +734,20 @@ def _every_parser(parser: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ..
             for name, sub in action.choices.items():
                 found.update(_every_parser(sub, (*path, name)))
     return found
+
+
+def test_the_claim_commands_help_names_every_one_of_its_actions() -> None:
+    """`wikiwarden --help` says what `claim` does by naming its actions: each action the parser has, so one added
+    later cannot be left out (`show` was)."""
+    whole = cli_module.build_parser()
+    (commands,) = (action for action in whole._actions if isinstance(action, argparse._SubParsersAction))
+    (said,) = (choice.help for choice in commands._get_subactions() if choice.dest == "claim")
+    (actions,) = (a for a in _subparsers(whole)["claim"]._actions if isinstance(a, argparse._SubParsersAction))
+    names = list(actions.choices)
+    assert {"add", "confirm", "retract", "show", "list"} <= set(names)
+    assert [name for name in names if re.search(rf"\b{name}\b", said or "")] == names, said
+    shown = " ".join(whole.format_help().split("\n    claim ", 1)[1].split("\n    fix ", 1)[0].split())  # unwrapped
+    assert shown == said
 
 
 def test_a_command_alone_is_parsed_and_helped_as_by_the_whole_parser(capsys: pytest.CaptureFixture[str]) -> None:

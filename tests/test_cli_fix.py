@@ -129,6 +129,9 @@ def test_fix_dry_run_without_a_model_writes_nothing(demo: Path, cli) -> None:
     run = cli("fix", "--repo", demo, "--base", "HEAD~1", "--dry-run")
     assert run.code == 1
     assert status(demo) == []
+    # the fix's report says what it would do ("re-anchored"), under a first line saying nothing was written
+    assert run.out.splitlines()[0] == "dry run: nothing was written; this is what the fix would do"
+    assert run.out.count("↪ re-anchored") == 4
     assert "Wrote 0 files." in run.out
     assert run.out.endswith(f"dry run: would write {', '.join(CHANGED)}\n")
 

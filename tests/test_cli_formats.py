@@ -86,7 +86,8 @@ def test_attention_only_filters_text_markdown_and_json(cli, demo: Path) -> None:
     assert text.code == 1 and "Only what needs attention is listed." in text.out
     assert "openwiki/queue.md" in _check(cli, demo).out and "openwiki/queue.md" not in text.out
     markdown = _check(cli, demo, "--format", "markdown", "--attention-only").out
-    assert "Re-anchored" not in markdown and "Re-anchored" in _check(cli, demo, "--format", "markdown").out
+    assert "Moved or cosmetic" not in markdown
+    assert "Moved or cosmetic" in _check(cli, demo, "--format", "markdown").out
     document = _check(cli, demo, "--format", "json", "--attention-only").json()
     assert document["attention_only"] is True and document["summary"]["moved"] == 3
     assert {c["verdict"] for p in document["pages"] for c in p["claims"]} == {"stale", "unresolved", "error"}

@@ -288,7 +288,7 @@ def test_check_base_reports_references_a_change_broke(wiki: GitRepo, cli) -> Non
     wiki.commit("drain is flush now")
     run = cli("check", "--repo", wiki.root, "--base", "HEAD~1")
     assert run.code == 1
-    assert run.out.endswith(
+    assert run.out.split("\nWhat to do:\n")[0].endswith(  # the report, then what to do
         "Broken references (1):\n"
         "  ✗ openwiki/queue.md:10  drain() (TaskQueue.drain): renamed by this change to TaskQueue.flush\n"
     )

@@ -163,6 +163,8 @@ def test_a_commit_that_makes_a_claim_stale_is_refused(project: tuple[GitRepo, st
     assert status == 1, out
     assert re.search(rf"^{re.escape(HOOK_NAME)}\.+Failed$", out, re.MULTILINE), out
     assert claim in out and "stale" in out
+    assert f"`wikiwarden claim show {claim} --base HEAD` shows what changed" in out  # and what to do about it
+    assert "`wikiwarden fix --base HEAD` decides with a model" in out
     assert _head(repo) == before
 
     repo.write("src/a.py", CODE)  # put back on disk: what is staged is still the stale edit

@@ -5,7 +5,7 @@ findings CI annotates (GitHub workflow commands, SARIF), each located on the cod
 A finding's level follows what fails the check: `error` for what this change did (every finding of a full sweep,
 which has no change to blame, and every broken reference and unreadable sidecar), `warning` for claims that were
 already stale, unresolved or in error at the base (the App's check run does not fail on those either), `note` for
-evidence re-anchored automatically.
+moved or cosmetic evidence, which a fix re-anchors.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 from .errors import EvidenceResourceError
-from .phrasing import broken_note, diff_lines
+from .phrasing import REANCHOR_HINT, broken_note, diff_lines
 from .resources import parse_resource
 from .results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from .verdicts import Verdict
@@ -150,7 +150,7 @@ def _reanchored_finding(
         title=f"Wiki claim {evidence.verdict.value}: {text(page.page)}",
         message=(
             f"Claim {text(claim.id)} on {text(page.page)} cited {text(evidence.resource)}: {how} stands here now. "
-            "Its evidence is re-anchored automatically."
+            f"Nothing to decide: {REANCHOR_HINT}."
         ),
         fingerprint=fingerprint("evidence", claim.id, evidence.resource),
         claim=claim,

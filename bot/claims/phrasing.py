@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import difflib
 
+from .errors import EvidenceResourceError
+from .resources import parse_resource
 from .results import BrokenReference, EvidenceResult, SweepReport
 from .verdicts import Verdict
 from .wording import plural
 
 DIFF_LINES = 16  # past this a diff is cut, saying how much was left out
+REANCHOR_HINT = "`wikiwarden fix` re-anchors it"  # what a check says of moved and cosmetic evidence
 
 
 def summary_line(report: SweepReport) -> str:
@@ -50,19 +53,35 @@ def diff_lines(old: str | None, new: str | None) -> list[str]:
     return lines
 
 
-def evidence_note(evidence: EvidenceResult) -> str:
+def _path(resource: str | None) -> str | None:
+    if resource is None:
+        return None
+    try:
+        return parse_resource(resource).path
+    except EvidenceResourceError:
+        return None
+
+
+def evidence_note(evidence: EvidenceResult, fix_hint: bool = True) -> str:
+    """What happened to one evidence record, in words. A check writes nothing: moved and cosmetic evidence is
+    said to be where it stands now, and (`fix_hint`) that `wikiwarden fix` re-anchors it (REANCHOR_HINT); only
+    a fix's own report says "re-anchored" (bot/fix/summary.py)."""
     if evidence.error:
         return evidence.error
     notes = {
-        Verdict.MOVED: "same text, re-anchored",
-        Verdict.COSMETIC: "only line endings or trailing whitespace changed, re-anchored",
+        Verdict.MOVED: "same text at other lines",
+        Verdict.COSMETIC: "only line endings or trailing whitespace changed",
         Verdict.STALE: "text changed",
         Verdict.UNRESOLVED: "text or file is gone",
     }
     note = notes.get(evidence.verdict, "")
+    if evidence.verdict is Verdict.MOVED and _path(evidence.resource_now) not in (None, _path(evidence.resource)):
+        note = "same text in another file"
+    if fix_hint and evidence.verdict in (Verdict.MOVED, Verdict.COSMETIC):
+        note += f"; {REANCHOR_HINT}"
     if evidence.openwiki_verdict is not None and evidence.openwiki_verdict.value != evidence.verdict.value:
         note += f"; OpenWiki would say {evidence.openwiki_verdict.value}"
     return note.strip("; ")
 
 
-__all__ = ("DIFF_LINES", "broken_note", "diff_lines", "evidence_note", "summary_line")
+__all__ = ("DIFF_LINES", "REANCHOR_HINT", "broken_note", "diff_lines", "evidence_note", "summary_line")

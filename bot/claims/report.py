@@ -18,6 +18,9 @@ JSON_FORMAT_VERSION = 1
 _STATEMENT_WIDTH = 90
 FORMATS = ("text", "markdown", "json", "github", "sarif")
 ATTENTION_ONLY_NOTE = "Only what needs attention is listed."
+# A check writes nothing: the same text at another place needs no decision, and a fix (`wikiwarden fix`, the App's
+# or the Action's fix pull request) re-anchors it.
+REANCHOR_SECTION = "Moved or cosmetic: a fix re-anchors them, nothing to decide"
 _ICONS = {
     Verdict.FRESH: "✓",
     Verdict.MOVED: "↪",
@@ -146,7 +149,7 @@ def _md_claim(page: PageResult, claim: ClaimResult) -> list[str]:
         where = code(evidence.resource)
         if evidence.resource_now and evidence.resource_now != evidence.resource:
             where += f" → {code(evidence.resource_now)}"
-        note = evidence_note(evidence)
+        note = evidence_note(evidence, fix_hint=False)  # its section says what re-anchors it
         lines.append(f"  - {evidence.verdict.value}: {where}" + (f" — {prose(note)}" if note else ""))
         diff = diff_lines(evidence.old_text, evidence.new_text)
         if diff:  # code, shown verbatim in a fence no line of it can close
@@ -185,7 +188,7 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
     sections: list[tuple[str, list[tuple[PageResult, ClaimResult]]]] = [
         ("Made stale by this change" if report.base else "Need attention", touched_attention),
         ("Already stale before this change" if report.base else "", older),
-        ("Re-anchored automatically (moved or cosmetic)", anchored),
+        (REANCHOR_SECTION, anchored),
     ]
     if not report.base:
         sections = [("Need attention", touched_attention + older), sections[2]]

@@ -31,6 +31,19 @@ def git_blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\x00" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
+def commit_label(name: str | None, commit: str) -> str:
+    """How a report names a commit asked for by `name`: the name and the commit's first 12 digits (`main
+    (1a2b3c4d5e6f)`), or the name alone when it shows the commit already: the commit id itself or an abbreviation
+    of it (`1a2b3c4`), or a label that ends in those 12 digits (`#7 (1a2b3c4d5e6f)`, as the GitHub Action names a
+    pull request's head). Never the same digits twice."""
+    short = commit[:12]
+    if not name or name == commit:
+        return commit
+    if name.endswith(f"({short})") or (len(name) >= 7 and commit.startswith(name.lower())):
+        return name
+    return f"{name} ({short})"
+
+
 class Snapshot(Protocol):
     """The files of a repository at one point: a commit, or a working tree."""
 

@@ -69,7 +69,7 @@ def _title(
     if broken_references:
         parts.append(plural(broken_references, "broken reference"))
     if reanchored:
-        parts.append(f"{reanchored} re-anchored")
+        parts.append(f"{reanchored} to re-anchor")  # a check writes nothing: the fix re-anchors them
     tail = f" · {plural(ungrounded, 'page')} without claims" if ungrounded else ""
     if not parts:
         checked = report.summary["claims"]
@@ -181,7 +181,7 @@ def check_output(
 ) -> CheckOutput:
     """The check run for a sweep: claims this change made stale (or unresolved, or in error), and references to
     code it removed or renamed, fail the run with the repository's chosen conclusion; moved and cosmetic
-    evidence is reported as re-anchored; pages without claims are listed, without failing it.
+    evidence is reported as for a fix to re-anchor; pages without claims are listed, without failing it.
 
     The Fix wiki button is offered when a claim can be fixed, the Ground wiki button when pages have no claims
     (unless `ground` is off; `settled`: pages grounding already read as they are, which it does not ask about

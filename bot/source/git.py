@@ -28,7 +28,7 @@ from typing import NamedTuple
 from cachetools import LRUCache
 
 from ..claims.errors import UnreadableFileError
-from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
@@ -666,7 +666,7 @@ class CommitSnapshot(_StoredSnapshot):
     def __init__(self, repo: GitRepository, commit: str, label: str | None = None) -> None:
         self.repo = repo
         self.commit = commit
-        self.label = commit if label is None or label == commit else f"{label} ({commit[:12]})"
+        self.label = commit_label(label, commit)
 
     def _listing(self) -> dict[str, TreeEntry]:
         return self.repo.tree(self.commit)

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from cachetools import LRUCache
 from gidgethub import BadRequest
 
-from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, git_blob_id
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label, git_blob_id
 from .shared_blobs import SharedBlobs, is_shared
 
 COMPARE_FILE_CAP = 300  # GitHub lists at most 300 files of a comparison
@@ -275,7 +275,7 @@ class GitHubSource:
                 raise
             log.warning("base commit unknown to GitHub; checking every claim", extra={"repo": self.full_name})
             return None
-        return Change(await self.snapshot(start, label=f"{label or base} ({start[:12]})"), files)
+        return Change(await self.snapshot(start, label=commit_label(label or base, start)), files)
 
     async def changes(self, base: str, head: str, *, merge_base: bool) -> tuple[str, tuple[FileChange, ...]]:
         """The files that differ, and the commit they differ from.

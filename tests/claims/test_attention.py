@@ -68,8 +68,8 @@ def test_text_lists_only_what_needs_attention(demo) -> None:
 def test_markdown_lists_only_what_needs_attention(demo) -> None:
     diff, _ = demo
     full, only = render_markdown(diff), render(diff, "markdown", attention_only=True)
-    assert "### Re-anchored automatically (moved or cosmetic) (4)" in full
-    assert "Re-anchored" not in only and "_Only what needs attention is listed._" in only
+    assert "### Moved or cosmetic: a fix re-anchors them, nothing to decide (4)" in full
+    assert "Moved or cosmetic" not in only and "_Only what needs attention is listed._" in only
     assert "### Made stale by this change (4)" in only and "### Broken references (1)" in only
     assert full.split("\n", 5)[:5] == only.split("\n", 5)[:5]  # the summary and the table of counts
 

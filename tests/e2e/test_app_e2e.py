@@ -103,10 +103,10 @@ async def test_every_verdict_on_a_push(app, fake: FakeGitHub, repo) -> None:
     [run] = runs_of(repo, head)
     assert run["status"] == "completed" and run["conclusion"] == "neutral"
     assert run["output"]["title"].startswith("1 stale, 1 unresolved")
-    assert "re-anchored" in run["output"]["title"]
+    assert "4 to re-anchor" in run["output"]["title"]
     summary = claims_in(run)
     assert "### Made stale by this change (2)" in summary
-    assert "### Re-anchored automatically (moved or cosmetic) (4)" in summary
+    assert "### Moved or cosmetic: a fix re-anchors them, nothing to decide (4)" in summary
     assert "repo://src/pool.py#L4-L5` → `repo://src/workers/pool.py#L4-L5`" in summary
     assert "keep is one" not in summary  # cites nothing the push touched
     annotations = {(a["path"], a["start_line"], a["end_line"]): a for a in run["annotations"]}
@@ -124,7 +124,7 @@ async def test_a_push_that_keeps_every_claim_succeeds(app, fake: FakeGitHub, rep
     await push(app, fake, repo, repo.base, head)
     [run] = runs_of(repo, head)
     assert run["conclusion"] == "success"
-    assert run["output"]["title"] == "1 re-anchored"
+    assert run["output"]["title"] == "1 to re-anchor"
     assert run.get("actions", []) == [] and run["annotations"] == []
 
 

@@ -72,17 +72,17 @@ def test_claims_that_hold_succeed_and_say_how_many() -> None:
     assert check_output(two, RepoConfig()).title == "All 2 affected claims hold"
 
 
-def test_moved_evidence_is_re_anchored_not_a_problem() -> None:
+def test_moved_evidence_is_for_a_fix_to_re_anchor_not_a_problem() -> None:
     output = check_output(report(claim(1, MOVED)), RepoConfig())
-    assert (output.conclusion, output.title) == ("success", "1 re-anchored")
+    assert (output.conclusion, output.title) == ("success", "1 to re-anchor")
     assert output.annotations == [] and output.actions == []
-    assert "Re-anchored automatically" in output.summary
+    assert "### Moved or cosmetic: a fix re-anchors them, nothing to decide (1)" in output.summary
 
 
 def test_a_stale_claim_gets_the_repositorys_conclusion_an_annotation_with_the_diff_and_the_button() -> None:
     output = check_output(report(claim(1, STALE), claim(2, MOVED)), RepoConfig(conclusion="failure"))
     assert output.conclusion == "failure"
-    assert output.title == "1 stale, 1 re-anchored · this change made claims stale"
+    assert output.title == "1 stale, 1 to re-anchor · this change made claims stale"
     assert output.actions == [FIX_ACTION]
     [note] = output.annotations
     assert {k: note[k] for k in ("path", "start_line", "end_line", "annotation_level")} == {

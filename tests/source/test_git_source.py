@@ -414,6 +414,10 @@ def test_commit_snapshot_entries(linked: GitRepo, git: GitRepository) -> None:
     assert isinstance(snap, CommitSnapshot)
     assert snap.commit == git.resolve("v1")
     assert snap.label == f"v1 ({snap.commit[:12]})"
+    # a name that shows the commit already is not followed by its digits again
+    assert git.snapshot(snap.commit).label == snap.commit
+    assert git.snapshot(snap.commit[:7]).label == snap.commit[:7]
+    assert git.snapshot(snap.commit, f"main ({snap.commit[:12]})").label == f"main ({snap.commit[:12]})"
     assert snap.entry("src/a.py") == Entry(Kind.FILE, 6)
     assert snap.entry("src") == Entry(Kind.DIRECTORY)
     assert snap.entry("src/pkg/sub") == Entry(Kind.DIRECTORY)
