@@ -279,7 +279,8 @@ def broken_refs(*refs: BrokenReference, base: str | None = "v1 (abc)") -> SweepR
 def test_references_the_change_broke_need_attention_and_are_annotated_where_the_code_was() -> None:
     output = check_output(broken_refs(REMOVED, RENAMED, DELETED), RepoConfig())
     assert output.conclusion == "neutral" and output.title == "3 broken references"
-    assert output.actions == []  # nothing a fix or a grounding can do: a person rewords the page
+    assert output.actions == [FIX_ACTION]  # the renamed one's mention a fix rewrites, with no model
+    assert check_output(broken_refs(REMOVED, DELETED), RepoConfig()).actions == []  # those a person rewords
     removed, renamed = output.annotations  # the deleted file has no line to annotate
     assert removed == {
         "path": "src/q.py", "start_line": 17, "end_line": 17, "annotation_level": "warning",
