@@ -49,7 +49,10 @@ def next_steps(report: SweepReport, options: Sequence[str] = (), base: str | Non
         claim = in_error[0].id if len(in_error) == 1 else "ID"
         retract = _command("wikiwarden", "claim", "retract", claim, *options)
         lines.append(f"  error: the reason is above; mend the evidence in the page's sidecar, or {retract}")
-    if any(ref.attention for ref in report.broken_references):
+    failing = [ref for ref in report.broken_references if ref.attention]
+    if any(ref.what == "renamed" and ref.renamed_to for ref in failing):
+        lines.append(f"  renamed references: {fix} rewrites each mention to the new name (no model needed)")
+    if any(not (ref.what == "renamed" and ref.renamed_to) for ref in failing):
         lines += [
             f"  broken references: correct the page, or silence a false alarm with `{IGNORE_LINE}` on its line",
             f"    (`{IGNORE_NEXT_LINE}` on the line before)",

@@ -83,3 +83,19 @@ def test_a_hostile_claim_id_is_one_quoted_word() -> None:
     hostile = _claim(1, Verdict.STALE)._replace(id="x; rm -rf ~\n")
     [_, first, _] = next_steps(_report(hostile))
     assert "`wikiwarden claim show 'x; rm -rf ~'`" in first  # one line, one word for a shell
+
+
+def test_a_renamed_reference_is_for_fix_and_a_removed_one_for_a_person() -> None:
+    from bot.claims.results import BrokenReference, SweepReport
+
+    renamed = BrokenReference("docs/a.md", 3, "src/util.py", "src/util.py", "src/util.py", "renamed", "src/helpers.py")
+    removed = renamed._replace(what="removed", renamed_to=None)
+    lines = next_steps(SweepReport("working tree", "v1", "docs", (), broken_references=(renamed,)), base="v1")
+    assert lines == [
+        "What to do:",
+        "  renamed references: `wikiwarden fix --base v1` rewrites each mention to the new name (no model needed)",
+    ]
+    both = next_steps(SweepReport("working tree", "v1", "docs", (), broken_references=(renamed, removed)))
+    assert len(both) == 4 and "correct the page" in both[2]
+    note = removed._replace(attention=False, note="a bare word")
+    assert next_steps(SweepReport("working tree", "v1", "docs", (), broken_references=(note,))) == []
