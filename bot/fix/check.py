@@ -28,6 +28,10 @@ _CALL = re.compile(r"([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\([^()
 _PARTS = re.compile(r"\.|::|#")
 MAX_STATEMENT = 2000
 MAX_EDIT = 20_000
+# What a statement may not hold: controls (a NUL, a line break, an escape: a statement is one line of text, written
+# into a sidecar and from there into check runs and pull requests), line and paragraph separators, the
+# bidirectional controls that make text read otherwise than it is stored (U+202E), and lone surrogates (no UTF-8).
+_NOT_PLAIN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,16 @@ async def evidence_texts(records: tuple[EvidenceRecord, ...], view: CodeView) ->
         else:
             texts.append(text.join(res.start - 1, res.end).decode())
     return texts
+
+
+def statement_problem(statement: str) -> str | None:
+    """Why a statement the model wrote cannot be a claim's (the fix's and grounding's one rule), or None."""
+    if not statement or len(statement) > MAX_STATEMENT:
+        return f"the statement must be 1 to {MAX_STATEMENT} characters"
+    found = _NOT_PLAIN.search(statement)
+    if found is not None:
+        return f"the statement holds a control character (U+{ord(found.group()):04X}); write one line of plain text"
+    return None
 
 
 def _same_page(file: str, page: str) -> bool:
@@ -203,8 +217,9 @@ async def _check_decision(decision: ClaimDecision, item: ClaimWork, view: CodeVi
         return "a confirm keeps the statement as it is; to change it, answer update", None
     if decision.action == "update" and decision.statement is None and not decision.evidence:
         return "an update needs a new statement or new evidence", None
-    if not statement or len(statement) > MAX_STATEMENT:
-        return f"the statement must be 1 to {MAX_STATEMENT} characters", None
+    problem = statement_problem(statement)
+    if problem is not None:
+        return problem, None
     if decision.action == "update" and decision.evidence:
         records, problems = await new_evidence(decision.evidence, view)
         if records is None:

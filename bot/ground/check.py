@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..claims.sidecar import EvidenceRecord, js_trim
-from ..fix.check import MAX_STATEMENT, apply_edits, evidence_texts, new_evidence, unvouched_names
+from ..fix.check import apply_edits, evidence_texts, new_evidence, statement_problem, unvouched_names
 from ..fix.view import CodeView
 from ..okf.frontmatter import Page
 from .answer import GroundAnswer, Unsupported
@@ -85,8 +85,9 @@ async def check_grounding(
 async def _refusal(
     statement: str, quote: str, resources: list[str], body: str, seen: set[str], view: CodeView
 ) -> str | None:
-    if not statement or len(statement) > MAX_STATEMENT:
-        return f"the statement must be 1 to {MAX_STATEMENT} characters"
+    problem = statement_problem(statement)
+    if problem is not None:
+        return problem
     if statement in seen:
         return "the same statement is already a claim of this page"
     if not quote.strip() or len(quote) > MAX_QUOTE:

@@ -176,6 +176,13 @@ async def test_a_statement_may_be_as_long_as_the_limit_and_no_longer(shop: Prepa
     assert refused.claim_problems == {TAX: f"claim {TAX}: the statement must be 1 to 2000 characters"}
 
 
+@pytest.mark.parametrize("control", ["\u0000", "\n", "\x1b", "\u2028", "\u202e", "\u2067"])
+async def test_a_statement_holding_a_control_character_is_refused(shop: Prepared, control: str) -> None:
+    checked = await _check(shop, decision(TAX, "update", statement=f"The tax rate is{control} 20%."))
+    why = f"the statement holds a control character (U+{ord(control):04X}); write one line of plain text"
+    assert checked.claim_problems == {TAX: f"claim {TAX}: {why}"}
+
+
 async def test_an_edit_may_replace_with_as_much_text_as_the_limit_and_no_more(shop: Prepared) -> None:
     longest = "y" * 20_000
     checked = await _check(shop, decision(TAX, "retract"), edits=[edit("The tax rate is 20%.", longest)])

@@ -82,6 +82,43 @@ def test_a_claim_is_refused_alone_and_says_why(claim: GroundedClaim, why: str) -
     assert len(checked.claims) == 1  # the other claim stands
 
 
+# Written into the sidecar (and from there into check runs and pull requests): a NUL, a line break or an escape
+# would break the one line a statement is, a bidirectional override (U+202E) makes it read otherwise than it is
+# stored. The fix's statements are held to the same rule, by the same function (tests/fix/test_check.py).
+CONTROLS = [
+    "\u0000",
+    "\n",
+    "\r",
+    "\t",
+    "\x1b",
+    "\x7f",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\u202e",
+    "\u202a",
+    "\u2066",
+    "\u2069",
+    "\u200f",
+    "\u061c",
+]
+
+
+@pytest.mark.parametrize("control", CONTROLS, ids=[f"U+{ord(c):04X}" for c in CONTROLS])
+def test_a_statement_holding_a_control_character_is_refused(control: str) -> None:
+    sneaky = LIMIT.model_copy(update={"statement": f"A queue holds 100{control} items."})
+    checked = _check(sneaky, DRAIN)
+    [(_, reason)] = checked.refused
+    assert reason == f"the statement holds a control character (U+{ord(control):04X}); write one line of plain text"
+    assert [c.statement for c in checked.claims] == [DRAIN.statement]  # the other claim stands
+
+
+def test_a_statement_may_hold_any_printable_text() -> None:
+    fine = LIMIT.model_copy(update={"statement": "A queue holds 100 items — «at most», 百 (א) 😀."})
+    assert _check(fine).ok
+    assert _check(LIMIT.model_copy(update={"statement": " A queue holds 100 items.\n"})).ok  # trimmed, as OpenWiki
+
+
 def test_a_quote_may_wrap_where_the_page_does_not() -> None:
     wrapped = LIMIT.model_copy(update={"quote": "A queue holds 100\n   items at most, and"})
     assert _check(wrapped).ok
