@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from clitools import status, use_fake
 from conftest import GitRepo
-from fakeopenai import FakeOpenAI
+from fakeopenai import FakeOpenAI, Reply
 from groundtools import DRAIN, FIFO, LIMIT, QUEUE_PY, answer, claim
 
 from bot.claims.sidecar import page_version, parse_sidecar, render_sidecar
@@ -234,6 +234,45 @@ async def test_refused_claims_are_asked_again_then_reported(
     assert "groundedPage" not in json.loads(wiki.read("openwiki/.wikiwarden/quotes/queue.json"))
     assert sidecar.verification is None  # not every statement of the page is grounded
     assert "verified:" not in wiki.read("openwiki/queue.md").decode()
+
+
+# Answers refused twice, whatever the reason, with no claim among them to refuse: none may pass for a reading of
+# the page (`groundedPage`), which would leave the page unasked for good while nothing was grounded.
+REFUSED = {
+    "not JSON": "Here are the claims: none.",
+    "extra fields": json.dumps({**answer(), "notes": "nothing here"}),
+    "giant edit": json.dumps(
+        answer(edits=[{"file": "openwiki/setup.md", "search": "Run `make`", "replace": "x" * 30_000}])
+    ),
+    "foreign unsupported text": json.dumps(
+        answer(unsupported=[{"quote": "Text the page does not hold", "reason": "none"}])
+    ),
+}
+
+
+@pytest.mark.parametrize("reply", REFUSED.values(), ids=REFUSED.keys())
+async def test_a_page_whose_answer_was_refused_is_asked_again_not_taken_as_read(
+    wiki: GitRepo, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, reply: str
+) -> None:
+    use_fake(monkeypatch, fake_openai)
+    fake_openai.script(reply, reply)
+
+    run = await cli_in_thread("ground", "--repo", wiki.root, "setup.md")
+
+    assert "openwiki/.wikiwarden/quotes/setup.json" not in status(wiki.root)  # not read whole: no groundedPage
+    assert run.code == 1, run.out  # nothing was grounded: a person must look
+    assert len(fake_openai.requests) == 2
+    assert "openwiki/setup.md\n  ! its answer was refused twice: " in run.out
+    assert "nothing to claim" not in run.out
+
+    fake_openai.responder = lambda body: Reply.json(answer())  # the next run asks again, and is answered
+    again = await cli_in_thread("ground", "--repo", wiki.root)
+    prompts = [r["messages"][1]["content"] for r in fake_openai.requests[2:]]
+    assert any("Page: openwiki/setup.md" in prompt for prompt in prompts), again.out
+    assert "openwiki/setup.md\n  nothing to claim: the page states nothing the code shows\n" in again.out
+    assert json.loads(wiki.read("openwiki/.wikiwarden/quotes/setup.json"))["groundedPage"] == page_version(
+        SETUP_MD.encode()
+    )  # an accepted answer, even with no claim, is a reading of the page
 
 
 async def test_a_contradicted_statement_is_corrected_or_left_for_a_person(

@@ -234,7 +234,10 @@ class Agent:
         if end.last is not None and end.last.trespass:  # an answer reaching beyond its page is not trusted at all
             why = f"{end.failure}: it tried to change {end.last.trespass[0]!r}, which grounding may never touch"
             return GroundDecisions(None, why, usage)
-        return GroundDecisions(end.last, end.failure, usage)
+        why = end.failure or "no answer"
+        if end.last is not None and end.last.problems and not end.last.refused:  # else each refused claim says why
+            why = f"{why}: {end.last.problems[0]}"
+        return GroundDecisions(end.last, why, usage)
 
     def _flag_all(self, work: PageWork, checked: Checked | None, usage: Usage, why: str) -> PageDecisions:
         """Keep the decisions that passed (confirms only, when the prose edits did not pass), flag the rest."""

@@ -40,10 +40,12 @@ def ground_page(
     actor: str,
     at: str,
     existing_hold: bool = True,
+    accepted: bool = True,
 ) -> PageGrounding:
     """Add the accepted claims (ids derived from page and statement, never one already `taken`) to the page's
     sidecar and write what follows from them. `verified` is stamped only when every claim of the page holds
-    (`existing_hold` for the claims it had) and nothing was refused or left unsupported."""
+    (`existing_hold` for the claims it had) and nothing was refused or left unsupported. `accepted`: whether the
+    checks accepted the answer as a whole (else `checked` is the last answer refused, of which what passed is kept)."""
     result = PageGrounding(page, unsupported=list(checked.unsupported), refused=list(checked.refused))
     old = list(sidecar.claims) if sidecar else []
     used = set(taken)
@@ -77,9 +79,10 @@ def ground_page(
             result.files[page] = content
         if sidecar is None or new_sidecar != sidecar:
             result.files[sidecar_path] = render_sidecar(new_sidecar)
-    # Read whole only when nothing was refused: a page whose every claim was refused is asked again, not taken
-    # for a page that states nothing the code shows.
-    grounded = quotes.grounded if result.refused else page_version(final.encode())
+    # Read whole only when the answer was accepted and nothing in it refused: a page whose answer was refused (not
+    # JSON, a refused edit, every claim refused) is asked again, not taken for a page that states nothing the code
+    # shows.
+    grounded = page_version(final.encode()) if accepted and not result.refused else quotes.grounded
     wanted = Quotes({c.id: kept_quotes[c.id] for c in claims if c.id in kept_quotes}, grounded)
     if wanted != quotes:
         result.files[quotes_path(page, wiki_dir)] = render_quotes(wanted)

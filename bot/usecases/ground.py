@@ -174,6 +174,7 @@ async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_di
         grounded = ground_page(
             work.page, work.text, work.sidecar_path, work.sidecar, decisions.checked, taken, work.quotes,
             wiki_dir=wiki_dir, actor=ACTOR, at=at, existing_hold=inputs.holding.get(work.page, True),
+            accepted=decisions.failure is None,
         )  # fmt: skip
         if decisions.failure and grounded.problem is None:
             grounded.problem = decisions.failure

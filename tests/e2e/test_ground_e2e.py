@@ -266,6 +266,36 @@ async def test_answers_the_checks_refuse_are_listed_in_the_body_and_not_written(
     assert "2 statements need a person." in run["output"]["summary"]
 
 
+async def test_a_page_whose_answer_was_refused_is_not_taken_as_read_and_is_offered_again(
+    aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, repo
+) -> None:
+    def respond(body: dict[str, Any]) -> Reply:  # setup.md's answer is not JSON, twice
+        prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        if "Page: openwiki/setup.md" in prompt:
+            return Reply("Nothing to claim here.")
+        return Reply.json(GOOD["openwiki/queue.md"])
+
+    fake_openai.responder = respond
+    app = await start(aiohttp_client, fake, fake_openai)
+    await push(app, fake, repo, repo.base, repo.head)
+    run = await press(app, fake, repo, repo.head)
+
+    assert asked(fake_openai) == ["openwiki/queue.md", "openwiki/setup.md", "openwiki/setup.md"]
+    [pull] = ground_pulls(repo)
+    files = changed(repo, repo.head, repo.refs[BRANCH])
+    assert "openwiki/.wikiwarden/quotes/setup.json" not in files  # not read whole: no groundedPage
+    assert "its answer was refused twice: the answer is not the required JSON" in pull["body"]
+    assert "Nothing to claim: the page states nothing the code shows" not in pull["body"]
+    assert "3 claims added, 1 page not grounded. 1 page was not grounded." in run["output"]["summary"]
+
+    # merged: setup.md still has no claims and was never read whole, so the next check offers it again
+    merge = repo.merge_pull(pull["number"])
+    await push(app, fake, repo, repo.head, merge)
+    [after] = runs_of(repo, merge)
+    assert [a["identifier"] for a in after["actions"]] == ["ground_wiki"]
+    assert "### Pages without claims (1)\n\n- `openwiki/setup.md`\n" in after["output"]["summary"]
+
+
 async def test_a_statement_the_code_contradicts_is_corrected_and_one_it_cannot_show_left_for_a_person(
     aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI
 ) -> None:
