@@ -624,8 +624,9 @@ class _NoModel:
     """No model configured: the fix does the deterministic work (re-anchoring) only, as the App does without one."""
 
     def agent(
-        self, repo: str, model: str | None = None, *, per_run: int | None = None, per_day: int | None = None
-    ) -> Decider | None:
+        self, repo: str, model: str | None = None, *, per_run: int | None = None, per_day: int | None = None,
+        repo_id: int | None = None,
+    ) -> Decider | None:  # fmt: skip
         return None
 
     async def close(self) -> None:

@@ -4,9 +4,10 @@ it could not settle stay flagged with the reason. Every call is paid from the ru
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
@@ -14,6 +15,8 @@ import openai
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
+from ..claims.resources import parse_resource
+from ..claims.text import FileText
 from ..fix.answer import PageAnswer, answer_schema
 from ..fix.check import Checked, check_answer
 from ..fix.engine import PageDecisions, Usage
@@ -72,30 +75,86 @@ def _describe(exc: openai.APIError) -> str:
     return f"the model's answer could not be read ({type(exc).__name__})"
 
 
+async def code_digest(paths: Iterable[str], view: CodeView) -> dict[str, str]:
+    """Each path's contents at the head as a SHA-256 (or that it is missing or unreadable): an answer holds only
+    for the code it was about."""
+    digest = {}
+    for path in sorted(set(paths)):
+        text = await view.read(path)
+        if isinstance(text, FileText):
+            digest[path] = hashlib.sha256(text.data).hexdigest()
+        else:
+            digest[path] = "missing" if text is None else f"unreadable: {text.message}"
+    return digest
+
+
+def _paths(resources: Iterable[str]) -> set[str]:
+    paths = set()
+    for resource in resources:
+        try:
+            paths.add(parse_resource(resource).path)
+        except ValueError:
+            continue  # an answer citing it was refused: never cached
+    return paths
+
+
+class PaidFix(BaseModel):
+    """A fix answer as the cache keeps it: with the contents of the code its new evidence cites (path → SHA-256),
+    so it is taken again only while that code is the same."""
+
+    answer: PageAnswer
+    code: dict[str, str]
+
+
+class PaidGrounding(BaseModel):
+    """A grounding answer as the cache keeps it, with the contents of the code its claims cite."""
+
+    answer: GroundAnswer
+    code: dict[str, str]
+
+
 class Agent:
+    """The model, for one repository (`scope`: who it is, in the answer cache's keys: an answer one repository paid
+    for is never another's, however alike their pages and code)."""
+
     def __init__(
-        self, client: openai.AsyncOpenAI, model: str, budget: Budget, cache: AnswerCache | None = None
+        self,
+        client: openai.AsyncOpenAI,
+        model: str,
+        budget: Budget,
+        cache: AnswerCache | None = None,
+        scope: str | None = None,
     ) -> None:
         self.client = client
         self.model = model
         self.budget = budget
         self.cache = cache or AnswerCache()
+        self.scope = scope if scope is not None else budget.repo
 
     def _cache_key(self, work: PageWork) -> str:
+        """What a fix answer was about: the repository, the page, its claims to decide and their evidence's versions
+        (a version is a hash of the evidence's text), before and now."""
         claims = []
         for item in work.to_decide:
             versions = [(e.resource, e.version, e.resource_now, e.version_now) for e in item.result.evidence]
             claims.append((item.claim.id, item.claim.statement, versions))
-        return AnswerCache.key(self.model, work.page, work.text, claims)
+        return AnswerCache.key(self.model, "fix", self.scope, work.page, work.text, claims)
+
+    async def _ground_key(self, work: GroundWork, view: CodeView) -> str:
+        """What a grounding answer was about: the repository, the page, and its candidates with the contents of
+        their files (the same resources over other code are another question)."""
+        candidates = [c.resource for c in work.candidates]
+        code = await code_digest(_paths(candidates), view)
+        return AnswerCache.key(self.model, "ground", self.scope, work.page, work.text, candidates, code)
 
     async def decide(self, work: PageWork, view: CodeView, wiki_dir: str) -> PageDecisions:
         """Settle the claims the change made stale on one page: confirm, update or retract each, prose edited."""
         usage = Usage()
         key = self._cache_key(work)
-        cached = await self.cache.get(key, PageAnswer)
-        if cached is not None:
-            checked = await check_answer(cached, work, view, wiki_dir)
-            if checked.ok:  # the same claims, the same evidence versions: the same answer, at no cost
+        paid = await self.cache.get(key, PaidFix)
+        if paid is not None and paid.code == await code_digest(paid.code, view):
+            checked = await check_answer(paid.answer, work, view, wiki_dir)
+            if checked.ok:  # the same claims, the same evidence, the same code cited: the same answer, at no cost
                 usage.reused = 1
                 return PageDecisions(checked, usage=usage)
         answered: list[PageAnswer] = []
@@ -113,7 +172,8 @@ class Agent:
 
         end = await self._converse(SYSTEM, page_prompt(work), RESPONSE_FORMAT, view, judge, usage, work.page)
         if end.accepted is not None:
-            await self.cache.put(key, answered[-1])
+            cited = _paths(r for decision in answered[-1].claims for r in decision.evidence or ())
+            await self.cache.put(key, PaidFix(answer=answered[-1], code=await code_digest(cited, view)))
             return PageDecisions(end.accepted, usage=usage)
         return self._flag_all(work, end.last, usage, end.failure or "no answer")
 
@@ -208,10 +268,10 @@ class Agent:
         """Ground one page: its claims with quotes and evidence, prose corrections, what it could not support.
         When the answer is refused twice, the claims that passed are kept and the rest listed as refused."""
         usage = Usage()
-        key = AnswerCache.key(self.model, "ground", work.page, work.text, [c.resource for c in work.candidates])
-        cached = await self.cache.get(key, GroundAnswer)
-        if cached is not None:
-            checked = await check_grounding(cached, work.page, work.text, view, wiki_dir, work.statements)
+        key = await self._ground_key(work, view)
+        paid = await self.cache.get(key, PaidGrounding)
+        if paid is not None and paid.code == await code_digest(paid.code, view):
+            checked = await check_grounding(paid.answer, work.page, work.text, view, wiki_dir, work.statements)
             if checked.ok:
                 usage.reused = 1
                 return GroundDecisions(checked, None, usage)
@@ -229,7 +289,8 @@ class Agent:
 
         end = await self._converse(GROUND_SYSTEM, ground_prompt(work), GROUND_FORMAT, view, judge, usage, work.page)
         if end.accepted is not None:
-            await self.cache.put(key, answered[-1])
+            cited = _paths(r for claim in answered[-1].claims for r in claim.evidence)
+            await self.cache.put(key, PaidGrounding(answer=answered[-1], code=await code_digest(cited, view)))
             return GroundDecisions(end.accepted, None, usage)
         if end.last is not None and end.last.trespass:  # an answer reaching beyond its page is not trusted at all
             why = f"{end.failure}: it tried to change {end.last.trespass[0]!r}, which grounding may never touch"

@@ -84,8 +84,10 @@ Answer = TypeVar("Answer", bound=BaseModel)
 
 
 class AnswerCache:
-    """Answers by what they were answers to (the model, the page, its claims and their evidence versions, or the
-    page and its candidates for a grounding), of whichever answer model the question wants."""
+    """Answers by what they were answers to (the model, the repository, the page, its claims and their evidence
+    versions, or the page and its candidates with their files' contents for a grounding), of whichever answer model
+    the question wants. Keys are built by the agent (`Agent._cache_key`): one repository's answer is never looked up
+    for another's question."""
 
     def __init__(self, maxsize: int = 2048) -> None:
         self._answers: LRUCache[str, BaseModel] = LRUCache(maxsize=maxsize)

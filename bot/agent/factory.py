@@ -33,10 +33,18 @@ class AgentFactory:
         self.answers = RedisAnswerCache(redis)
 
     def agent(
-        self, repo: str, model: str | None = None, *, per_run: int | None = None, per_day: int | None = None
+        self,
+        repo: str,
+        model: str | None = None,
+        *,
+        per_run: int | None = None,
+        per_day: int | None = None,
+        repo_id: int | None = None,
     ) -> Agent | None:
-        """The agent for one fix of `repo`: `model` (else the configured one), budgets no higher than the
-        configured ones. None without a model: the fix then does the deterministic work only."""
+        """The agent for one fix of `repo` (`repo_id`: GitHub's id of it, which a rename or a new repository of the
+        same name does not share; the answers it pays for serve it alone): `model` (else the configured one),
+        budgets no higher than the configured ones. None without a model: the fix then does the deterministic work
+        only."""
         model = model or self.settings.model
         if not model:
             return None
@@ -48,7 +56,8 @@ class AgentFactory:
             repo=repo,
             ledger=self.ledger,
         )
-        return Agent(self._client, model, budget, self.answers)
+        scope = f"github:{repo_id}" if repo_id is not None else repo
+        return Agent(self._client, model, budget, self.answers, scope=scope)
 
     async def close(self) -> None:
         if self._client is not None:

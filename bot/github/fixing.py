@@ -52,9 +52,16 @@ if TYPE_CHECKING:
 
 class Agents(Protocol):
     def agent(
-        self, repo: str, model: str | None = None, *, per_run: int | None = None, per_day: int | None = None
+        self,
+        repo: str,
+        model: str | None = None,
+        *,
+        per_run: int | None = None,
+        per_day: int | None = None,
+        repo_id: int | None = None,
     ) -> Decider | None:
-        """The model deciding one fix of `repo` within these budgets; None without a model (re-anchoring only)."""
+        """The model deciding one fix of `repo` (GitHub's `repo_id`: whose answers it pays for and reuses) within
+        these budgets; None without a model (re-anchoring only)."""
         ...
 
 
@@ -126,8 +133,9 @@ async def propose_fix(rt: FixHost, gh: GitHubClient, request: FixRequest) -> Fix
         url_vars={"owner": source.owner, "repo": source.name, "sha": head_sha},
     )
     agent = rt.agents.agent(
-        repo_name, config.model, per_run=config.limits.tokens_per_run, per_day=config.limits.tokens_per_day
-    )
+        repo_name, config.model, per_run=config.limits.tokens_per_run, per_day=config.limits.tokens_per_day,
+        repo_id=request.repo.id,
+    )  # fmt: skip
     result = await run_fix(
         inputs, agent, wiki_dir=config.wiki_dir, cap=cap, at=iso_time(commit["committer"]["date"]), head_commit=head_sha
     )

@@ -58,8 +58,9 @@ async def _ground(rt: AppRuntime, gh: GitHubClient, request: GroundRequest) -> P
     if config.ground == "off":
         return ProposalStatus(f"No grounding: `ground` is off in {CONFIG_PATH}.")
     agent = rt.agents.agent(
-        repo_name, config.model, per_run=config.limits.tokens_per_run, per_day=config.limits.tokens_per_day
-    )
+        repo_name, config.model, per_run=config.limits.tokens_per_run, per_day=config.limits.tokens_per_day,
+        repo_id=request.repo.id,
+    )  # fmt: skip
     if agent is None:  # nothing can be grounded: read nothing, build no index
         return ProposalStatus(NO_MODEL)
 
