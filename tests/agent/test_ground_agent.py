@@ -107,6 +107,30 @@ async def test_an_accepted_answer_is_reused_not_paid_twice(fake_openai: FakeOpen
     assert again.checked.claims == first.checked.claims
 
 
+async def test_an_answer_is_reused_only_for_its_repository_and_while_the_code_it_cites_is_unchanged(
+    fake_openai: FakeOpenAI, repo: GitRepo
+) -> None:
+    repo.write("src/taskq/sizes.py", "SIZE = 100\n")  # no candidate of the page: the model found it
+    inputs = await _prepared(repo)
+    [work] = inputs.work
+    assert all("sizes.py" not in c.resource for c in work.candidates)
+    cited = {"statement": "A queue holds 100 items.", "quote": "It holds 100 items", "evidence": ["repo://src/taskq/sizes.py#L1"]}  # fmt: skip
+    fake_openai.responder = lambda body: Reply.json(_answer(DRAIN, cited))
+    cache = AnswerCache()
+    await agent_for(fake_openai, cache=cache).ground(work, inputs.view, "openwiki")
+    again = await agent_for(fake_openai, cache=cache).ground(work, inputs.view, "openwiki")
+    assert (len(fake_openai.requests), again.usage.reused) == (1, 1)
+
+    other = await agent_for(fake_openai, cache=cache, repo="mallory/shop").ground(work, inputs.view, "openwiki")
+    assert (len(fake_openai.requests), other.usage.reused) == (2, 0)  # the same page and code: another repository's
+
+    repo.write("src/taskq/sizes.py", "SIZE = 100  # per queue\n")  # the same line, other contents
+    changed = await _prepared(repo)
+    [work] = changed.work
+    asked = await agent_for(fake_openai, cache=cache).ground(work, changed.view, "openwiki")
+    assert (len(fake_openai.requests), asked.usage.reused) == (3, 0)
+
+
 async def test_a_hostile_page_stays_fenced_and_a_trespassing_answer_is_not_trusted(
     fake_openai: FakeOpenAI, repo: GitRepo
 ) -> None:
