@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ENV_PREFIX = "WIKIWARDEN_"
 
@@ -70,6 +70,11 @@ class Settings(ModelSettings):
     log_format: Literal["json", "text"] = Field("json", description="json: one object per line, for log collectors")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
 
+    # The models a repository may choose (`model:` in its config); WIKIWARDEN_MODEL, the default, always is one
+    models: Annotated[tuple[str, ...], NoDecode] = Field(
+        (), description="more models a repository may choose with `model:` (comma-separated names)"
+    )
+
     # GitHub etiquette
     max_retries: int = Field(5, ge=0, description="retries of a GitHub request after 5xx or rate limits")
     retry_base_seconds: float = Field(1.0, ge=0, description="first backoff delay; doubles each retry")
@@ -90,11 +95,24 @@ class Settings(ModelSettings):
             raise ValueError("must be an http(s) URL")
         return value.rstrip("/")
 
+    @field_validator("models", mode="before")
+    @classmethod
+    def _names(cls, value: Any) -> Any:
+        if isinstance(value, str):  # from the environment: `gpt-4.1-mini, gpt-4.1`
+            return tuple(name.strip() for name in value.split(",") if name.strip())
+        return value
+
     @model_validator(mode="after")
     def _one_key(self) -> Settings:
         if (self.private_key is None) == (self.private_key_path is None):
             raise ValueError("set exactly one of WIKIWARDEN_PRIVATE_KEY and WIKIWARDEN_PRIVATE_KEY_PATH")
         return self
+
+    @property
+    def offered_models(self) -> tuple[str, ...]:
+        """The models this App lets a repository use: its default (WIKIWARDEN_MODEL), then WIKIWARDEN_MODELS. None
+        without either: a repository's `model:` never turns a model on by itself."""
+        return tuple(dict.fromkeys(((self.model,) if self.model else ()) + self.models))
 
     @property
     def graphql_url(self) -> str:

@@ -3,6 +3,7 @@ the budgets (the lower of the operator's and the repository's), the daily ledger
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import openai
@@ -20,8 +21,12 @@ class AgentFactory:
         ledger: Ledger | None = None,
         answers: AnswerCache | None = None,
         http_client: openai.DefaultAsyncHttpxClient | None = None,
+        offered: Collection[str] | None = None,
     ) -> None:
+        """`offered`: the only models an agent may be made with (the App's), whatever a caller asks for; None: any
+        (the command line's and the Action's own choice)."""
         self.settings = settings
+        self.offered = offered
         self.ledger: Ledger = ledger or DailyLedger()
         self.answers: AnswerCache = answers or AnswerCache()
         self._http_client = http_client
@@ -46,7 +51,7 @@ class AgentFactory:
         budgets no higher than the configured ones. None without a model: the fix then does the deterministic work
         only."""
         model = model or self.settings.model
-        if not model:
+        if not model or (self.offered is not None and model not in self.offered):
             return None
         if self._client is None:
             self._client = make_client(self.settings, self._http_client)

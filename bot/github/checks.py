@@ -25,7 +25,7 @@ from ..claims.report import render_markdown
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from ..claims.verdicts import Verdict
 from ..claims.wording import clip, plural
-from ..usecases.config_file import RepoConfig
+from ..usecases.config_file import CONFIG_PATH, ModelRefusal, RepoConfig
 from .client import GitHubClient
 
 CHECK_NAME = "Wikiwarden"
@@ -45,6 +45,19 @@ FORK_NOTE = (
     "\n\n_This pull request comes from a fork: Wikiwarden cannot push a fix to it. Once it is merged, the "
     "default branch's check offers the fix._\n"
 )
+
+
+def model_refusal_note(refusal: ModelRefusal) -> str:
+    """What the check run says of a `model:` the App does not offer (inert Markdown: the name is the repository's)."""
+    offered = ", ".join(code(name) for name in refusal.offered) or "none"
+    if refusal.used:
+        instead = f"the fix and the grounding use the App's default, {code(refusal.used)}"
+    else:
+        instead = "the App has no default model, so the fix and the grounding use none"
+    return (
+        f"The model {code(clip(refusal.asked, 100))} that {code(CONFIG_PATH)} asks for is not offered by this App "
+        f"(it offers: {offered}); {instead}."
+    )
 
 
 @dataclass
@@ -209,6 +222,8 @@ def check_output(
         annotations = annotations[:limit]
     if fork and needs_attention:
         notes += FORK_NOTE
+    if config.model_refusal is not None:
+        notes += f"\n\n_{model_refusal_note(config.model_refusal)}_\n"
     # the notes are counted before the report is cut, so cutting never splits a fence or a claim
     summary = render_markdown(report, limit=SUMMARY_LIMIT - len(notes)) + notes
     fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention) or any(

@@ -12,6 +12,7 @@ Action's (the workflow's token, the repository's own config), so both open the s
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..claims.inert import prose
@@ -26,6 +27,7 @@ from ..usecases.config import Config
 from ..usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
 from ..usecases.fix import prepare_fix, run_fix
 from ..usecases.references import reference_rules
+from .checks import model_refusal_note
 from .client import GitHubClient
 from .proposing import run_proposal
 from .publish import inspect_branch, propose
@@ -140,10 +142,19 @@ async def propose_fix(rt: FixHost, gh: GitHubClient, request: FixRequest) -> Fix
         inputs, agent, wiki_dir=config.wiki_dir, cap=cap, at=iso_time(commit["committer"]["date"]), head_commit=head_sha
     )
     if not result.files:
-        return FixStatus(f"No file to change: {counts(result)}. " + flagged_reasons(result))
-    start = change.base.commit if change is not None else None
-    links = evidence_links(request.repo.html_url, start, head_sha)
-    return await _publish(rt, gh, source, head, commit, state, result, target=target, since=base, links=links)
+        status = FixStatus(f"No file to change: {counts(result)}. " + flagged_reasons(result))
+    else:
+        start = change.base.commit if change is not None else None
+        links = evidence_links(request.repo.html_url, start, head_sha)
+        status = await _publish(rt, gh, source, head, commit, state, result, target=target, since=base, links=links)
+    return with_model_refusal(status, config)
+
+
+def with_model_refusal(status: ProposalStatus, config: RepoConfig) -> ProposalStatus:
+    """The status, saying as well that the repository's `model:` is not one the App offers, when it is not."""
+    if config.model_refusal is None:
+        return status
+    return dataclasses.replace(status, text=f"{status.text} {model_refusal_note(config.model_refusal)}")
 
 
 async def _publish(

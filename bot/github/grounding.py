@@ -21,6 +21,7 @@ from ..usecases.config import read_repo_config
 from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import prepare_ground, run_ground
 from .client import GitHubClient
+from .fixing import with_model_refusal
 from .ground_proposal import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
 from .proposing import run_proposal
 from .publish import inspect_branch, propose, proposed_paths
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 NO_MODEL = (
     "No grounding: the App has no model configured (`WIKIWARDEN_MODEL`). `wikiwarden ground --dry-run` lists each "
     "page's candidate evidence, to ground it by hand with `wikiwarden claim add`."
+)
+
+NO_DEFAULT_MODEL = (
+    f"No grounding: the App has no default model (`WIKIWARDEN_MODEL`); a repository names one it offers "
+    f"(`WIKIWARDEN_MODELS`) with `model:` in {CONFIG_PATH}."
 )
 
 
@@ -62,7 +68,8 @@ async def _ground(rt: AppRuntime, gh: GitHubClient, request: GroundRequest) -> P
         repo_id=request.repo.id,
     )  # fmt: skip
     if agent is None:  # nothing can be grounded: read nothing, build no index
-        return ProposalStatus(NO_MODEL)
+        why = NO_MODEL if not rt.settings.offered_models else NO_DEFAULT_MODEL
+        return with_model_refusal(ProposalStatus(why), config)
 
     state = await inspect_branch(gh, repo_name, GROUND.branch_for(target), head_sha, await rt.bot_login(), GROUND)
     if state.person:  # a person's branch now: read nothing more, spend nothing
@@ -82,7 +89,8 @@ async def _ground(rt: AppRuntime, gh: GitHubClient, request: GroundRequest) -> P
     result = await run_ground(inputs, agent, wiki_dir=config.wiki_dir, at=iso_time(commit["committer"]["date"]))
     if not result.files:
         reasons = " ".join(f"{code(p.page)}: {prose(p.problem)}." for p in result.pages[:10] if p.problem)
-        return ProposalStatus(f"No file to change: {ground_counts(result.pages)}. {reasons}".strip())
+        status = ProposalStatus(f"No file to change: {ground_counts(result.pages)}. {reasons}".strip())
+        return with_model_refusal(status, config)
     before = {item.page: item.text for item in inputs.work}
     links = evidence_links(request.repo.html_url, None, head_sha)
     key, title, body = ground_proposal(
@@ -92,4 +100,4 @@ async def _ground(rt: AppRuntime, gh: GitHubClient, request: GroundRequest) -> P
         gh, source, state, key=key, files=result.files, title=title, body=body, target=target, fixed=head_sha,
         fixed_tree=commit["tree"]["sha"], bot_login=await rt.bot_login(),
     )  # fmt: skip
-    return announce(done, pull, state, ground_counts(result.pages), ground_tail(result))
+    return with_model_refusal(announce(done, pull, state, ground_counts(result.pages), ground_tail(result)), config)

@@ -61,7 +61,7 @@ class AppRuntime:
         self._note_locks: LRUCache[int, asyncio.Lock] = LRUCache(maxsize=4096)  # per check run
         # The agent for every fix; its daily ledger and paid answers are this process's own until
         # `share_through` puts them in Redis for every worker.
-        self.agents = AgentFactory(settings)
+        self.agents = AgentFactory(settings, offered=settings.offered_models)
         self.submit: Callable[[Job], Awaitable[bool]] | None = None  # the queue's, for jobs that follow jobs
 
     def _client(self, **auth: Any) -> GitHubClient:

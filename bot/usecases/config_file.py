@@ -4,9 +4,10 @@ it)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ..claims.options import DEFAULT_MAX_FILE_BYTES
 from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR, normalize_repo_path, normalize_wiki_dir
@@ -54,8 +55,21 @@ class References(BaseModel):
         return value
 
 
+@dataclass(frozen=True)
+class ModelRefusal:
+    """A `model:` the App does not offer: the name asked for, the model used instead (the App's default, or none),
+    and the models the App offers."""
+
+    asked: str
+    used: str | None
+    offered: tuple[str, ...]
+
+
 class RepoConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # Set by `bounded_by` (never from the file): the `model:` the App refused, to say so on the check run.
+    _model_refusal: ModelRefusal | None = PrivateAttr(None)
 
     wiki_dir: str = Field(DEFAULT_WIKI_DIR, description="the wiki (or docs) folder")
     conclusion: Literal["neutral", "failure", "action_required"] = Field(
@@ -85,8 +99,15 @@ class RepoConfig(BaseModel):
     def _baseline(cls, value: str | None) -> str | None:
         return None if value is None else normalize_repo_path(value)
 
+    @property
+    def model_refusal(self) -> ModelRefusal | None:
+        """The `model:` of the file that the App does not offer (replaced by its default, or none), if any."""
+        return self._model_refusal
+
     def bounded_by(self, settings: Settings) -> RepoConfig:
-        """This config with every limit no higher than the App's own."""
+        """This config with every limit no higher than the App's own, and a model only among those the App offers
+        (`WIKIWARDEN_MODEL`, `WIKIWARDEN_MODELS`): another is replaced by the App's default, or by none, and
+        `model_refusal` says so. A repository's `model:` never turns a model on where the App configured none."""
         own = self.limits
         limits = Limits(
             max_file_bytes=min(own.max_file_bytes, settings.max_file_bytes),
@@ -96,7 +117,14 @@ class RepoConfig(BaseModel):
             tokens_per_run=min(own.tokens_per_run, settings.tokens_per_run),
             tokens_per_day=min(own.tokens_per_day, settings.tokens_per_day),
         )
-        return self.model_copy(update={"limits": limits})
+        update: dict[str, object] = {"limits": limits}
+        refusal = None
+        if self.model is not None and self.model not in settings.offered_models:
+            refusal = ModelRefusal(self.model, settings.model, settings.offered_models)
+            update["model"] = None  # the App's default, if it has one
+        bounded = self.model_copy(update=update)
+        bounded._model_refusal = refusal
+        return bounded
 
 
 def parse_repo_config(data: bytes | None) -> RepoConfig:

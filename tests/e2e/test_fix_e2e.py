@@ -403,7 +403,7 @@ async def test_a_fix_of_hostile_claims_on_a_hostile_branch_writes_only_inert_tex
     run = repo.add_check_run("Wikiwarden", head, conclusion="neutral", output={"title": "2 stale", "summary": "s"})
     fake_openai.models = ("test-model", HOSTILE_MODEL)  # the repository's own choice, served as asked
     fake_openai.responder = lambda body: model_answer(body, HOSTILE_PLAN)
-    app = await start(aiohttp_client, fake, fake_openai)
+    app = await start(aiohttp_client, fake, fake_openai, models=(HOSTILE_MODEL,))  # among the App's models
     payload = check_payload(
         "check_run", "requested_action", repo, head_sha=head, run_id=run["id"], identifier="fix_wiki", pull=feature
     )
