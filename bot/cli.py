@@ -918,7 +918,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         from aiohttp import web  # noqa: PLC0415
 
-        from .web import create_app  # noqa: PLC0415
+        from .web import create_app, server_options  # noqa: PLC0415
     except ModuleNotFoundError as exc:
         raise UsageError(_missing_extra(exc, "app", "the GitHub App")) from exc
 
@@ -930,6 +930,7 @@ def _serve(args: argparse.Namespace) -> int:
         print=None,
         shutdown_timeout=settings.shutdown_grace_seconds,
         access_log=None,
+        **server_options(settings),
     )
     return EXIT_OK
 

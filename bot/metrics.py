@@ -12,7 +12,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, ge
 DELIVERIES = Counter(
     "wikiwarden_deliveries_total",
     "Webhook deliveries received, by event and what became of them",
-    ["event", "outcome"],  # accepted, duplicate, ignored, bad_signature, bad_request, too_large, unavailable
+    # accepted, duplicate, ignored, bad_signature, bad_request, too_large, unavailable, busy (503: the bodies being
+    # read fill their memory), timeout (408: a body too slow)
+    ["event", "outcome"],
 )
 JOBS = Counter(
     "wikiwarden_jobs_total",

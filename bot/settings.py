@@ -51,6 +51,16 @@ class Settings(ModelSettings):
     host: str = "0.0.0.0"  # noqa: S104 - a server inside a container listens on every interface
     port: int = Field(8080, gt=0, lt=65536)
     max_body_bytes: int = Field(26 * 1024 * 1024, gt=0, description="webhook body limit (GitHub sends up to 25 MB)")
+    body_memory_bytes: int = Field(
+        64 * 1024 * 1024,
+        gt=0,
+        description="webhook bodies read at once, before their signature is checked (a quarter kept for small ones); "
+        "a request beyond it gets a 503 with Retry-After",
+    )
+    body_timeout_seconds: float = Field(10, gt=0, description="time a webhook body has to arrive after its headers")
+    header_timeout_seconds: float = Field(
+        10, gt=0, description="time a connection has to send a request's headers (and an idle one stays open)"
+    )
 
     # Work
     workers: int = Field(4, gt=0, description="jobs one process runs at once (in-process or `wikiwarden worker`)")
@@ -106,6 +116,17 @@ class Settings(ModelSettings):
     def _one_key(self) -> Settings:
         if (self.private_key is None) == (self.private_key_path is None):
             raise ValueError("set exactly one of WIKIWARDEN_PRIVATE_KEY and WIKIWARDEN_PRIVATE_KEY_PATH")
+        return self
+
+    @model_validator(mode="after")
+    def _room_for_the_largest_body(self) -> Settings:
+        large = self.body_memory_bytes - self.body_memory_bytes // 4  # a quarter is kept for small bodies
+        if large < self.max_body_bytes:
+            least = -(-self.max_body_bytes * 4 // 3)
+            raise ValueError(
+                f"WIKIWARDEN_BODY_MEMORY_BYTES must be at least {least:,} (four thirds of WIKIWARDEN_MAX_BODY_BYTES: "
+                "a quarter is kept for small bodies), or no body of the largest size could be read"
+            )
         return self
 
     @property

@@ -1,8 +1,10 @@
 """The web process: `POST /webhook` authenticates, parses, de-duplicates and enqueues, then answers; `GET /healthz`,
 `GET /metrics` (Prometheus).
 
-Anyone on the internet can reach `POST /webhook`, so the order matters: the body's size, then its signature
-(mandatory, `sha256=` only), and only then anything the request says about itself. A signed delivery of an event
+Anyone on the internet can reach `POST /webhook`, so the order matters: the body's announced size, the signature
+header's shape (mandatory, `sha256=` only: a request without one is refused before its body is read), room for the
+body in the bounded memory of bodies being read (`BodyMemory`), the body itself within a time limit, its signature,
+and only then anything the request says about itself. A signed delivery of an event
 Wikiwarden handles is parsed into its route's model before any handler runs, so a payload of the wrong shape is a
 400 naming the fields. Nothing slow happens in a request: GitHub gives a delivery 10 seconds and never retries by
 itself, so the handler only drops replays and the App's own events and hands jobs to the queue. Every refusal is
@@ -32,7 +34,7 @@ from pydantic import ValidationError
 from .github.handlers import Envelope, PayloadError, Route, WebhookContext, parse_payload, routes
 from .github.runners import RUNNERS
 from .github.runtime import AppRuntime
-from .github.signature import signature_is_valid
+from .github.signature import signature_is_valid, signature_of
 from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
@@ -55,6 +57,40 @@ EVENT_LABELS = frozenset(routes.events | {"ping"})
 DELIVERY_ID = re.compile(r"[A-Za-z0-9._:-]{1,100}")  # GitHub's are GUIDs
 
 
+class BodyMemory:
+    """The bytes of webhook bodies this process holds at once, while it reads them and until their delivery is
+    answered: before its signature is checked, a body is anyone's, so however many arrive together, together they
+    take no more than `total` (about twice that at the peak of a read: aiohttp gathers a body, then copies it).
+
+    A body is counted at its announced size (at the largest allowed when it announces none). A quarter of the total is
+    kept for small bodies, as GitHub's usual deliveries are (a few kilobytes, at most 1/256 of the total here): large
+    ones, the kind that fills memory, are taken only while the total held stays within the other three quarters. A
+    body there is no room for is refused at once (503, Retry-After), never waited for: a waiting connection would
+    hold its socket's buffers all the same."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.kept = total // 4
+        self.small = self.kept // 64
+        self.held = 0
+
+    def take(self, size: int) -> bool:
+        room = self.total if size <= self.small else self.total - self.kept
+        if self.held + size > room:
+            return False
+        self.held += size
+        return True
+
+    def give(self, size: int) -> None:
+        self.held -= size
+
+
+BODIES = web.AppKey("body memory", BodyMemory)
+BUSY_RETRY_AFTER = "5"  # seconds: the bodies held now are answered within a body timeout at most
+LINGER_SECONDS = 2.0  # a refused body is drained at most this long, so its sender reads the answer, then cut off
+BAD_SIGNATURE = "the signature is missing or does not match the webhook secret"
+
+
 def event_label(event: str | None) -> str:
     return event if event in EVENT_LABELS else "other"
 
@@ -62,9 +98,9 @@ def event_label(event: str | None) -> str:
 class Refusal(Exception):
     """A delivery answered without work: its status, the outcome counted, and the reason given."""
 
-    def __init__(self, status: int, outcome: str, message: str) -> None:
+    def __init__(self, status: int, outcome: str, message: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
-        self.status, self.outcome, self.message = status, outcome, message
+        self.status, self.outcome, self.message, self.headers = status, outcome, message, headers
 
 
 @dataclass(frozen=True)
@@ -86,16 +122,16 @@ class Admitted:
     payload: Envelope
 
 
-def _reply(status: int, message: str, **extra: Any) -> web.Response:
+def _reply(status: int, message: str, headers: Mapping[str, str] | None = None, **extra: Any) -> web.Response:
     body = orjson.dumps({"message": message, **extra})
-    return web.Response(status=status, body=body, content_type="application/json")
+    return web.Response(status=status, body=body, content_type="application/json", headers=headers)
 
 
 def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Delivery:
     """Check the signature first (nothing else of an unauthenticated request is read), then the headers. Raises
     Refusal: 401 for any missing, malformed or wrong signature, 400 for anything else malformed."""
     if not signature_is_valid(headers.get("X-Hub-Signature-256"), body, secret):
-        raise Refusal(401, "bad_signature", "the signature is missing or does not match the webhook secret")
+        raise Refusal(401, "bad_signature", BAD_SIGNATURE)
     event, delivery = headers.get("X-GitHub-Event"), headers.get("X-GitHub-Delivery")
     if not event or not delivery or not DELIVERY_ID.fullmatch(delivery):
         reason = "X-GitHub-Event or X-GitHub-Delivery missing or malformed"
@@ -118,28 +154,59 @@ def _json_object(body: bytes) -> dict[str, Any]:
     return data
 
 
-async def _read_body(request: web.Request, limit: int) -> bytes:
-    if request.content_length is not None and request.content_length > limit:
+def _body_size(request: web.Request, limit: int, memory: BodyMemory) -> int:
+    """The bytes to hold for the request's body, taken from `memory`. Raises Refusal, before anything of the body is
+    read: 413 for a body announced over `limit`, 401 for a request without a signature of the right shape (its body
+    could never be trusted), 503 when the bodies being read already fill the memory they may."""
+    announced = request.content_length
+    if announced is not None and announced > limit:
         raise Refusal(413, "too_large", "payload too large")
+    if signature_of(request.headers.get("X-Hub-Signature-256")) is None:
+        raise Refusal(401, "bad_signature", BAD_SIGNATURE)
+    size = limit if announced is None else announced
+    if not memory.take(size):
+        retry = {"Retry-After": BUSY_RETRY_AFTER}
+        raise Refusal(503, "busy", "too many deliveries are being read; redeliver it to try again", retry)
+    return size
+
+
+async def _read_body(request: web.Request, timeout: float) -> bytes:
+    """The whole body, within `timeout` seconds when it has not all arrived with the headers (GitHub's deliveries
+    usually have). Raises Refusal: 413 for a body growing over the limit, 408 for one too slow, 400 for one whose
+    sender went away (anyone can: not an error of the App's, to log with a traceback)."""
     try:
-        return await request.read()
+        if request.content.is_eof():  # nothing to wait for: no timer
+            return await request.read()
+        async with asyncio.timeout(timeout):
+            return await request.read()
     except web.HTTPRequestEntityTooLarge:
         raise Refusal(413, "too_large", "payload too large") from None
+    except TimeoutError:
+        message = f"the body did not arrive within {timeout:g} seconds"
+        raise Refusal(408, "timeout", message, {"Connection": "close"}) from None
+    except ConnectionError:
+        raise Refusal(400, "bad_request", "the connection was lost before the body arrived") from None
 
 
 async def webhook(request: web.Request) -> web.Response:
     label = UNVERIFIED
+    app = request.app
+    held = 0
     try:
-        settings = request.app[SETTINGS]
-        body = await _read_body(request, settings.max_body_bytes)
+        settings = app[SETTINGS]
+        held = _body_size(request, settings.max_body_bytes, app[BODIES])
+        body = await _read_body(request, settings.body_timeout_seconds)
         delivery = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
         label = event_label(delivery.event)
-        outcome, answer = await _take(request.app, admit(delivery))
+        outcome, answer = await _take(app, admit(delivery))
     except Refusal as refusal:
         if refusal.status == 400 and label != UNVERIFIED:
             log.warning("delivery refused: %s", refusal.message, extra={"event": label})
         _delivery_counter(label, refusal.outcome).inc()
-        return _reply(refusal.status, refusal.message)
+        return _reply(refusal.status, refusal.message, refusal.headers)
+    finally:
+        if held:
+            app[BODIES].give(held)  # the body (cached on the request) goes with the answer
     _delivery_counter(label, outcome).inc()
     return answer
 
@@ -234,6 +301,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     app = web.Application(client_max_size=settings.max_body_bytes)
     app[SETTINGS] = settings
     app[SEEN] = DeliveryMemory(100_000, DELIVERY_MEMORY_SECONDS)
+    app[BODIES] = BodyMemory(settings.body_memory_bytes)
 
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         timeout = aiohttp.ClientTimeout(total=120, connect=15)
@@ -257,6 +325,18 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/metrics", metrics)
     return app
+
+
+def server_options(settings: Settings) -> dict[str, Any]:
+    """How aiohttp's server holds connections, for `web.run_app` or `web.AppRunner`: a connection that has not sent
+    a request's headers within `header_timeout_seconds` (or stays idle that long) is closed, and a body the App
+    refused is drained at most `LINGER_SECONDS` (so its sender reads the answer) before its connection is closed.
+    Headers are GitHub's few lines: at most 64 of them, none longer than 8 KiB."""
+    return {
+        "keepalive_timeout": settings.header_timeout_seconds,
+        "lingering_time": LINGER_SECONDS,
+        "max_headers": 64,
+    }
 
 
 COLLECT_EVERY_SECONDS = 1.0

@@ -18,7 +18,7 @@ from typing import Any, get_args, get_origin
 
 import aiohttp
 import pytest
-from apptools import example, grounded, push_payload, queue_of, runs_of, sign, start_app
+from apptools import example, grounded, push_payload, queue_of, runs_of, settings_for, sign, start_app
 from fakegithub import FakeGitHub
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,6 +28,8 @@ from pydantic import BaseModel, ValidationError
 from bot.github.handlers import Envelope, routes
 from bot.jobs import Job
 from bot.jobs.memory import InProcessQueue
+from bot.settings import SettingsError
+from bot.web import LINGER_SECONDS
 
 __all__ = ["redis_server", "redis_url"]  # fixtures, used by name
 SIGNED_HEADERS = {"Content-Type": "application/json", "User-Agent": "GitHub-Hookshot/5d2c2ad"}
@@ -175,6 +177,156 @@ async def test_a_body_over_the_limit_is_a_413_whether_announced_or_streamed(aioh
     small = b'{"zen": "ok"}'
     headers["X-Hub-Signature-256"] = sign(small, fake.webhook_secret)
     assert (await app.post("/webhook", data=small, headers=headers)).status == 202  # under the limit: read
+
+
+# -- what an unauthenticated request may cost: memory and time -------------------------------------------------
+#
+# Anyone can send a body, and its signature can only be checked once all of it has been read. So a request without a
+# signature is refused before its body is read; the bodies read at once are bounded in bytes
+# (`WIKIWARDEN_BODY_MEMORY_BYTES`, a quarter kept for small ones, as GitHub's usual deliveries are), beyond which a
+# request is refused at once with a 503 and Retry-After; and a body that does not arrive in time is cut off.
+
+BAD_SIGNATURE = b"X-Hub-Signature-256: sha256=" + b"0" * 64 + b"\r\n"
+
+
+async def open_post(port: int, head: bytes, length: int, body: bytes = b"") -> tuple[asyncio.StreamReader, Any]:
+    """Start a POST announcing `length` bytes and send only `body` of them; the connection, to go on with."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    request = b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    request += b"X-GitHub-Event: push\r\nX-GitHub-Delivery: d-slow\r\n" + head
+    writer.write(request + f"Content-Length: {length}\r\n\r\n".encode() + body)
+    await writer.drain()
+    return reader, writer
+
+
+async def answer_of(reader: asyncio.StreamReader, within: float) -> tuple[int, dict[str, str]]:
+    """The status and headers of the response, which must come within `within` seconds."""
+    status_line = await asyncio.wait_for(reader.readline(), within)
+    headers = {}
+    while (line := await asyncio.wait_for(reader.readline(), within)) not in (b"\r\n", b""):
+        name, _, value = line.decode().partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), headers
+
+
+async def test_a_request_without_a_signature_is_refused_before_its_body_is_read(aiohttp_client, fake) -> None:
+    app = await start_app(aiohttp_client, fake, max_body_bytes=1_000_000)
+    reader, writer = await open_post(app.server.port, b"", 1_000_000)  # the body is not even sent
+    assert (await answer_of(reader, 2))[0] == 401
+    writer.close()
+
+
+async def test_large_bodies_beyond_the_memory_bound_are_refused_at_once_and_small_signed_deliveries_get_through(
+    aiohttp_client, fake: FakeGitHub, repo
+) -> None:
+    app = await start_app(aiohttp_client, fake, max_body_bytes=1_000_000, body_memory_bytes=4_000_000)
+    # Three bodies of a megabyte with a signature of the right shape, arriving slowly: read, and held, for now.
+    held = [await open_post(app.server.port, BAD_SIGNATURE, 1_000_000, b'{"zen": "') for _ in range(3)]
+    await asyncio.sleep(0.2)
+    # A fourth would take the memory over its bound: refused at once, without waiting for its body.
+    reader, writer = await open_post(app.server.port, BAD_SIGNATURE, 1_000_000, b'{"zen": "')
+    status, headers = await answer_of(reader, 2)
+    assert status == 503 and int(headers["retry-after"]) > 0
+    writer.close()
+    # GitHub's deliveries, small, still get through while the large bodies are held.
+    head = repo.commit({"a.py": "A = 2\n"}, message="y")
+    assert (await post_signed(app, fake, push_payload(repo, before=repo.base, after=head)))[0] == 202
+    # The held bodies, once they have all arrived, get their answer: their signatures are wrong.
+    for _, writer in held:
+        writer.write(b"x" * (1_000_000 - len(b'{"zen": "')))
+        await writer.drain()
+    assert [(await answer_of(reader, 5))[0] for reader, _ in held] == [401, 401, 401]
+    for _, writer in held:
+        writer.close()
+    # The bound was given back: a large body is read again.
+    reader, writer = await open_post(app.server.port, BAD_SIGNATURE, 1_000_000, b"x" * 1_000_000)
+    assert (await answer_of(reader, 5))[0] == 401
+    writer.close()
+    text = await (await app.get("/metrics")).text()
+    assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="busy") == 1
+
+
+async def test_a_body_that_does_not_arrive_in_time_is_cut_off(aiohttp_client, fake: FakeGitHub) -> None:
+    app = await start_app(aiohttp_client, fake, body_timeout_seconds=0.5)
+    reader, writer = await open_post(app.server.port, BAD_SIGNATURE, 1000)
+    started = asyncio.get_running_loop().time()
+
+    async def trickle() -> None:  # a byte every tenth of a second: it would take 100 s
+        for _ in range(1000):
+            writer.write(b" ")
+            await writer.drain()
+            await asyncio.sleep(0.1)
+
+    sending = asyncio.create_task(trickle())
+    try:
+        status, headers = await answer_of(reader, 3)
+    finally:
+        sending.cancel()
+        await asyncio.gather(sending, return_exceptions=True)
+    assert (status, headers.get("connection")) == (408, "close")
+    assert asyncio.get_running_loop().time() - started < 2
+    writer.close()
+    text = await (await app.get("/metrics")).text()
+    assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="timeout") == 1
+
+
+async def test_a_serve_process_closes_a_connection_whose_headers_or_body_come_too_slowly_or_never(
+    fake: FakeGitHub, tmp_path
+) -> None:
+    env = app_environment(
+        fake, "redis://127.0.0.1:9/0", QUEUE_BACKEND="memory", APP_SLUG=fake.app_slug, WORKERS=1,
+        HEADER_TIMEOUT_SECONDS=1, BODY_TIMEOUT_SECONDS=1,
+    )  # fmt: skip
+    web = await start_process("web", env, tmp_path)
+    loop = asyncio.get_running_loop()
+    try:
+
+        async def trickle(writer: Any, data: bytes) -> None:  # a byte every fifth of a second
+            for byte in data:
+                writer.write(bytes([byte]))
+                await writer.drain()
+                await asyncio.sleep(0.2)
+
+        # Headers a byte at a time: the connection is closed once the header timeout has passed, unanswered.
+        reader, writer = await asyncio.open_connection("127.0.0.1", web.port)
+        started = loop.time()
+        sending = asyncio.create_task(trickle(writer, b"POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\n" * 10))
+        assert await asyncio.wait_for(reader.read(), 5) == b""
+        assert 0.9 < loop.time() - started < 3
+        sending.cancel()
+        await asyncio.gather(sending, return_exceptions=True)
+        writer.close()
+
+        # A signed-looking body a byte at a time: a 408 once the body timeout has passed, and the connection closed.
+        reader, writer = await open_post(web.port, BAD_SIGNATURE, 1000)
+        started = loop.time()
+        sending = asyncio.create_task(trickle(writer, b" " * 1000))
+        status, headers = await answer_of(reader, 5)
+        assert (status, headers.get("connection")) == (408, "close")
+        await asyncio.wait_for(reader.read(), 5)  # the rest of the answer, then the end: closed
+        assert loop.time() - started < 1 + LINGER_SECONDS + 1.5
+        sending.cancel()
+        await asyncio.gather(sending, return_exceptions=True)
+        writer.close()
+
+        # A sender going away before its body has arrived: refused, and no error of the App's (anyone can do it).
+        _, writer = await open_post(web.port, BAD_SIGNATURE, 1000, b"{")
+        await asyncio.sleep(0.2)
+        writer.close()
+        await asyncio.sleep(0.3)
+        await web.wait_healthy()
+        text = await web.metrics()
+        assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="timeout") == 1
+        assert metric(text, "wikiwarden_deliveries_total", event="unverified", outcome="bad_request") == 1
+    finally:
+        assert await web.stop() == 0
+    lines = [json.loads(line) for line in web.logs().splitlines() if line.startswith("{")]
+    assert [line for line in lines if "exc_info" in line or line["level"] == "ERROR"] == []
+
+
+def test_the_body_memory_bound_must_hold_the_largest_body(fake: FakeGitHub) -> None:
+    with pytest.raises(SettingsError, match="WIKIWARDEN_BODY_MEMORY_BYTES"):
+        settings_for(fake, max_body_bytes=1_000_000, body_memory_bytes=1_000_000)
 
 
 @pytest.mark.parametrize(
@@ -716,7 +868,9 @@ def test_model_paths_cover_every_field_the_handlers_read() -> None:
 
 # -- a real `wikiwarden serve`, attacked over HTTP -------------------------------------------------------------
 
-OUTCOMES = {"accepted", "duplicate", "ignored", "bad_signature", "bad_request", "too_large", "unavailable"}
+OUTCOMES = {
+    "accepted", "duplicate", "ignored", "bad_signature", "bad_request", "too_large", "unavailable", "busy", "timeout",
+}  # fmt: skip
 
 
 async def test_a_serve_process_under_hostile_http_answers_no_5xx_and_keeps_its_metrics_small(

@@ -15,12 +15,19 @@ import re
 _SHA256_HEADER = re.compile(r"sha256=([0-9a-fA-F]{64})")
 
 
+def signature_of(header: str | None) -> bytes | None:
+    """The digest `header` holds when it is `sha256=<64 hex digits>`, else None: a request without one is refused
+    before its body is read."""
+    if header is None:
+        return None
+    shape = _SHA256_HEADER.fullmatch(header)
+    return bytes.fromhex(shape.group(1)) if shape is not None else None
+
+
 def signature_is_valid(header: str | None, body: bytes, secret: str) -> bool:
     """True when `header` is `sha256=<hex>` and the hex is the HMAC-SHA256 of `body` keyed with `secret`."""
-    if header is None:
-        return False
-    shape = _SHA256_HEADER.fullmatch(header)
-    if shape is None:
+    given = signature_of(header)
+    if given is None:
         return False
     expected = hmac.digest(secret.encode(), body, "sha256")  # one call into OpenSSL, no HMAC object
-    return hmac.compare_digest(bytes.fromhex(shape.group(1)), expected)
+    return hmac.compare_digest(given, expected)
