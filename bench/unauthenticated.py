@@ -263,11 +263,15 @@ async def slow(port: int, pid: int, connections: int) -> list[str]:
             asyncio.gather(*(_slow_headers(port) for _ in range(connections))), _slow_body(port)
         )
     status, answered, ended = body
+    if isinstance(status, int):
+        answer = f"answered {status} after {answered:.1f} s"
+    else:
+        answer = f"{status} within {answered:.0f} s"
+    closed = f"connection closed after {ended:.1f} s" if ended < 2 * GIVE_UP_SECONDS else "connection still open"
     return [
         f"{connections} connections sending their headers a byte a second: all closed after "
         f"{min(headers):.1f} to {max(headers):.1f} s; peak RSS {sampler.peak / 1024:.0f} MiB",
-        f"a signed-looking body sent a byte a second: answered {status} after {answered:.1f} s, connection closed "
-        f"after {ended:.1f} s",
+        f"a signed-looking body sent a byte a second: {answer}, {closed}",
     ]
 
 
