@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from .github.handlers import Envelope, PayloadError, Route, WebhookContext, parse_payload, routes
 from .github.runners import RUNNERS
 from .github.runtime import AppRuntime
-from .github.signature import signature_is_valid, signature_of
+from .github.signature import signature_matches, signature_of
 from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
@@ -127,10 +127,12 @@ def _reply(status: int, message: str, headers: Mapping[str, str] | None = None, 
     return web.Response(status=status, body=body, content_type="application/json", headers=headers)
 
 
-def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str) -> Delivery:
+def parse_delivery(headers: Mapping[str, str], body: bytes, secret: str, signature: bytes | None = None) -> Delivery:
     """Check the signature first (nothing else of an unauthenticated request is read), then the headers. Raises
-    Refusal: 401 for any missing, malformed or wrong signature, 400 for anything else malformed."""
-    if not signature_is_valid(headers.get("X-Hub-Signature-256"), body, secret):
+    Refusal: 401 for any missing, malformed or wrong signature, 400 for anything else malformed. `signature`: the
+    digest the signature header holds, when it was read already (`signature_of`)."""
+    given = signature if signature is not None else signature_of(headers.get("X-Hub-Signature-256"))
+    if given is None or not signature_matches(given, body, secret):
         raise Refusal(401, "bad_signature", BAD_SIGNATURE)
     event, delivery = headers.get("X-GitHub-Event"), headers.get("X-GitHub-Delivery")
     if not event or not delivery or not DELIVERY_ID.fullmatch(delivery):
@@ -154,20 +156,22 @@ def _json_object(body: bytes) -> dict[str, Any]:
     return data
 
 
-def _body_size(request: web.Request, limit: int, memory: BodyMemory) -> int:
-    """The bytes to hold for the request's body, taken from `memory`. Raises Refusal, before anything of the body is
-    read: 413 for a body announced over `limit`, 401 for a request without a signature of the right shape (its body
-    could never be trusted), 503 when the bodies being read already fill the memory they may."""
+def _body_room(request: web.Request, limit: int, memory: BodyMemory) -> tuple[int, bytes]:
+    """The bytes held for the request's body (taken from `memory`), and the digest its signature header holds.
+    Raises Refusal, before anything of the body is read: 413 for a body announced over `limit`, 401 for a request
+    without a signature of the right shape (its body could never be trusted), 503 when the bodies being read already
+    fill the memory they may."""
     announced = request.content_length
     if announced is not None and announced > limit:
         raise Refusal(413, "too_large", "payload too large")
-    if signature_of(request.headers.get("X-Hub-Signature-256")) is None:
+    signature = signature_of(request.headers.get("X-Hub-Signature-256"))
+    if signature is None:
         raise Refusal(401, "bad_signature", BAD_SIGNATURE)
     size = limit if announced is None else announced
     if not memory.take(size):
         retry = {"Retry-After": BUSY_RETRY_AFTER}
         raise Refusal(503, "busy", "too many deliveries are being read; redeliver it to try again", retry)
-    return size
+    return size, signature
 
 
 async def _read_body(request: web.Request, timeout: float) -> bytes:
@@ -194,9 +198,9 @@ async def webhook(request: web.Request) -> web.Response:
     held = 0
     try:
         settings = app[SETTINGS]
-        held = _body_size(request, settings.max_body_bytes, app[BODIES])
+        held, signature = _body_room(request, settings.max_body_bytes, app[BODIES])
         body = await _read_body(request, settings.body_timeout_seconds)
-        delivery = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value())
+        delivery = parse_delivery(request.headers, body, settings.webhook_secret.get_secret_value(), signature)
         label = event_label(delivery.event)
         outcome, answer = await _take(app, admit(delivery))
     except Refusal as refusal:

@@ -24,10 +24,13 @@ def signature_of(header: str | None) -> bytes | None:
     return bytes.fromhex(shape.group(1)) if shape is not None else None
 
 
+def signature_matches(given: bytes, body: bytes, secret: str) -> bool:
+    """True when `given` (a header's digest, `signature_of`) is the HMAC-SHA256 of `body` keyed with `secret`."""
+    expected = hmac.digest(secret.encode(), body, "sha256")  # one call into OpenSSL, no HMAC object
+    return hmac.compare_digest(given, expected)
+
+
 def signature_is_valid(header: str | None, body: bytes, secret: str) -> bool:
     """True when `header` is `sha256=<hex>` and the hex is the HMAC-SHA256 of `body` keyed with `secret`."""
     given = signature_of(header)
-    if given is None:
-        return False
-    expected = hmac.digest(secret.encode(), body, "sha256")  # one call into OpenSSL, no HMAC object
-    return hmac.compare_digest(given, expected)
+    return given is not None and signature_matches(given, body, secret)
