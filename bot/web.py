@@ -8,8 +8,9 @@ and only then anything the request says about itself. A signed delivery of an ev
 Wikiwarden handles is parsed into its route's model before any handler runs, so a payload of the wrong shape is a
 400 naming the fields. Nothing slow happens in a request: GitHub gives a delivery 10 seconds and never retries by
 itself, so the handler only drops replays and the App's own events and hands jobs to the queue. Every refusal is
-a 4xx with a reason; the only 5xx is a 503 when the queue (or GitHub, asked who the App is) cannot be reached,
-and then the delivery is forgotten, so GitHub's redelivery is taken.
+a 4xx with a reason; the only 5xx is a 503: when the bodies being read fill their memory (with Retry-After), or when
+the queue (or GitHub, asked who the App is) cannot be reached, and then the delivery is forgotten, so GitHub's
+redelivery is taken.
 """
 
 from __future__ import annotations
