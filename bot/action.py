@@ -272,13 +272,20 @@ def format_outputs(values: Mapping[str, str], delimiter: str) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
+def escaped(text: str) -> str:
+    """Text as the step writes it: a name git handed over undecoded (not UTF-8: lone surrogates) with those bytes
+    as `\\udcxx` escapes, as the command line prints them (its streams' `backslashreplace`); nothing else changes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
-    """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary."""
+    """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary of
+    `limit_bytes`, names that are not UTF-8 escaped."""
     from .claims.report import render_markdown  # noqa: PLC0415 - with the rest of the report's code
 
     limit = limit_bytes
     while True:
-        text = render_markdown(report, limit=limit)
+        text = escaped(render_markdown(report, limit=limit))
         size = len(text.encode())
         if size <= limit_bytes or limit == 0:
             return text
@@ -318,7 +325,7 @@ class Runner:
     output_path: str | None
 
     def command(self, command: str, message: str, **properties: str | int | None) -> None:
-        self.out.write(workflow_command(command, message, **properties) + "\n")
+        self.out.write(escaped(workflow_command(command, message, **properties)) + "\n")
 
     def error(self, message: str) -> None:
         self.command("error", message, title="Wikiwarden")
@@ -327,16 +334,18 @@ class Runner:
         """Print text holding repository content, with workflow commands off while it is printed: the runner
         acts on no line of it until it sees the random token that turns them back on."""
         token = secrets.token_hex(16)
-        self.out.write(f"::group::{title}\n::stop-commands::{token}\n{text.rstrip()}\n::{token}::\n::endgroup::\n")
+        text = escaped(text.rstrip())
+        self.out.write(f"::group::{title}\n::stop-commands::{token}\n{text}\n::{token}::\n::endgroup::\n")
 
     def append_summary(self, markdown: str) -> None:
         if self.summary_path:
             with open(self.summary_path, "a", encoding="utf-8") as summary:
-                summary.write(markdown)
+                summary.write(escaped(markdown))
 
     def set_outputs(self, values: Mapping[str, str]) -> None:
         if self.output_path:
-            text = format_outputs(values, f"ghadelimiter_{secrets.token_hex(16)}")
+            safe = {name: escaped(value) for name, value in values.items()}
+            text = format_outputs(safe, f"ghadelimiter_{secrets.token_hex(16)}")
             with open(self.output_path, "a", encoding="utf-8") as outputs:
                 outputs.write(text)
 
@@ -492,7 +501,7 @@ def _report(report: SweepReport, runner: Runner) -> None:
     from .claims.report import render  # noqa: PLC0415
 
     runner.log_untrusted("Wikiwarden check", render(report, "text"))
-    runner.out.write(render(report, "github", attention_only=True))
+    runner.out.write(escaped(render(report, "github", attention_only=True)))
     runner.append_summary(job_summary(report))
     runner.set_outputs(output_values(report))
 

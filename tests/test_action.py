@@ -305,6 +305,22 @@ def test_the_fix_section_of_the_summary() -> None:
     assert fix_summary("Nothing to fix.", None) == "\n### Wikiwarden fix\n\nNothing to fix.\n"
 
 
+def test_every_output_of_the_step_escapes_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """git hands over a name that is not UTF-8 with its bytes as lone surrogates: each output writes them as the
+    command line prints them, `\\udce9`, instead of failing."""
+    name = "openwiki/caf\udce9.md"
+    out, summary, outputs = io.StringIO(), tmp_path / "summary", tmp_path / "output"
+    runner = Runner(out, str(summary), str(outputs))
+    runner.command("notice", f"{name} changed", title=name)
+    runner.log_untrusted("Wikiwarden check", f"{name}\n")
+    runner.append_summary(f"| {name} |\n")
+    runner.set_outputs({"pull-request": name})
+    assert out.getvalue().encode()  # all of it UTF-8
+    assert "openwiki/caf\\udce9.md changed" in out.getvalue() and "\nopenwiki/caf\\udce9.md\n" in out.getvalue()
+    assert summary.read_text() == "| openwiki/caf\\udce9.md |\n"
+    assert parse_output_file(outputs.read_text()) == {"pull-request": "openwiki/caf\\udce9.md"}
+
+
 def test_a_wiki_with_nothing_moved_or_stale_asks_no_fix(repo: GitRepo) -> None:
     build_shop(repo)
     with GitRepository(repo.root) as git:
@@ -660,3 +676,4 @@ def test_a_failed_fix_is_said_in_words() -> None:
         "GitHub answered 502 (Bad Gateway) and kept doing so after retries."
     )
     assert fix_problem(TimeoutError()) == "GitHub did not answer in time."
+

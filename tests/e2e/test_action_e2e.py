@@ -439,3 +439,26 @@ async def test_one_config_file_the_action(
     ]
     assert "legacy" not in "\n".join(found)
     assert "; 1 broken reference; 1 reference note; the references of 1 page checked**" in step.summary
+
+
+# -- hostile checkouts and large reports -------------------------------------------------------------------------
+
+
+async def test_a_page_name_that_is_not_utf8_is_reported_through_every_output(
+    make_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    """A full check (a scheduled run) of a wiki holding a page whose name is not UTF-8 (git keeps names as bytes):
+    the name is written escaped (`\\udce9` for the byte 0xe9), as the command line prints it, and the step ends with
+    its outputs set and its summary written."""
+    local = make_repo("latin1")
+    write(local, grounded({"src/retry.py": RETRY}, {"retry.md": CLAIMS["retry.md"]}, texts={"retry.md": RETRY_PAGE}))
+    local.write(os.fsdecode(b"openwiki/caf\xe9.md"), "# Caf\n\nA page of its own, without claims.\n")
+    head = local.commit("a page named in Latin-1")
+    env = {"GITHUB_TOKEN": "ghs_unused", "GITHUB_SHA": head}
+
+    step = await run_check_step(tmp_path, local.root, "schedule", {"schedule": "0 3 * * *"}, {}, env)
+
+    assert (step.status, step.stderr) == (0, ""), step.stdout
+    assert "| openwiki/caf\\udce9.md | 0 | 1 | 0 |" in step.summary  # the coverage table's row
+    assert step.outputs["claims"] == "2" and step.outputs["needs-attention"] == "false"
+
