@@ -43,6 +43,7 @@ GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who commits and opens pull reque
 CONCLUSIONS = ("neutral", "failure", "action_required")  # RepoConfig.conclusion's values
 DEFAULT_CONCLUSION = "failure"  # a step passes or fails: a check that never fails the job is easily missed
 SUMMARY_BYTES = 1 << 20  # GitHub refuses a step's job summary above 1 MiB
+FIX_SUMMARY_BYTES = 16 << 10  # the fix's section of the summary, kept free for it when fix is on (a few lines)
 EVENT_BYTES = 64 << 20  # a payload is a few kilobytes; GitHub sends at most 25 MB
 EXIT_OK, EXIT_ATTENTION, EXIT_ERROR = 0, 1, 2
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository
@@ -293,10 +294,18 @@ def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
         limit = max(min(limit - 1, limit * limit_bytes // size), 0)
 
 
-def fix_summary(text: str, url: str | None) -> str:
-    """The fix's section of the job summary (`text` is inert Markdown: the App's note on its check run)."""
-    link = f"\n\n{url}" if url else ""
-    return f"\n### Wikiwarden fix\n\n{text}{link}\n"
+def fix_summary(text: str, url: str | None, limit_bytes: int = FIX_SUMMARY_BYTES) -> str:
+    """The fix's section of the job summary (`text` is inert Markdown: the App's note on its check run), at most
+    `limit_bytes` (the room the report left it: longer, the note is cut at a line)."""
+    link = f"\n\n{escaped(url)}" if url else ""
+    section = f"\n### Wikiwarden fix\n\n{escaped(text)}{link}\n"
+    if len(section.encode()) <= limit_bytes:
+        return section
+    cut = "\n\n_…cut here to fit._"
+    room = limit_bytes - len(f"\n### Wikiwarden fix\n\n{cut}{link}\n".encode())
+    kept = escaped(text).encode()[: max(room, 0)].decode("utf-8", "ignore")
+    kept = kept[: kept.rfind("\n")] if "\n" in kept else ""
+    return f"\n### Wikiwarden fix\n\n{kept}{cut}{link}\n"
 
 
 def why_no_fix(change: EventChange, bot_login: str, report: SweepReport) -> str | None:
@@ -407,7 +416,8 @@ async def _run(env: Mapping[str, str], runner: Runner) -> int:
         except (GitError, WikiFolderError, ClaimsError) as exc:
             raise ActionError(_checkout_problem(repo, exc)) from None
     conclusion = conclusion_for(inputs, configured)
-    _report(report, runner)
+    # The fix's section is written after the fix: the report leaves it room, so the whole stays within the limit.
+    _report(report, runner, SUMMARY_BYTES - FIX_SUMMARY_BYTES if inputs.fix else SUMMARY_BYTES)
     status = exit_status(report.needs_attention, conclusion)
     if inputs.fix:
         no_fix = why_no_fix(change, inputs.bot_login, report)
@@ -497,12 +507,12 @@ def _local_commit(repo: GitRepository, base: str) -> str:
         return repo.resolve(f"refs/heads/{base}")
 
 
-def _report(report: SweepReport, runner: Runner) -> None:
+def _report(report: SweepReport, runner: Runner, summary_bytes: int) -> None:
     from .claims.report import render  # noqa: PLC0415
 
     runner.log_untrusted("Wikiwarden check", render(report, "text"))
     runner.out.write(escaped(render(report, "github", attention_only=True)))
-    runner.append_summary(job_summary(report))
+    runner.append_summary(job_summary(report, summary_bytes))
     runner.set_outputs(output_values(report))
 
 

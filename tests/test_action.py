@@ -305,6 +305,14 @@ def test_the_fix_section_of_the_summary() -> None:
     assert fix_summary("Nothing to fix.", None) == "\n### Wikiwarden fix\n\nNothing to fix.\n"
 
 
+def test_a_long_fix_section_is_cut_at_a_line_to_its_room() -> None:
+    note = "".join(f"- page {n} updated\n" for n in range(2_000))
+    section = fix_summary(note, "https://github.com/o/r/pull/3", limit_bytes=1_000)
+    assert len(section.encode()) <= 1_000
+    assert section.startswith("\n### Wikiwarden fix\n\n- page 0 updated\n")
+    assert section.endswith("updated\n\n_…cut here to fit._\n\nhttps://github.com/o/r/pull/3\n")
+
+
 def test_every_output_of_the_step_escapes_a_name_that_is_not_utf8(tmp_path: Path) -> None:
     """git hands over a name that is not UTF-8 with its bytes as lone surrogates: each output writes them as the
     command line prints them, `\\udce9`, instead of failing."""
