@@ -385,6 +385,8 @@ def _event(env: Mapping[str, str]) -> tuple[EventChange, str]:
         if len(raw) > EVENT_BYTES:
             raise ActionError("the event payload is too large to read")
         payload = json.loads(raw)
+    except RecursionError:  # the parser's own depth guard (the interpreter's recursion limit): a hostile payload
+        raise ActionError("the event payload is nested too deeply to read") from None
     except (OSError, ValueError) as exc:
         raise ActionError(f"cannot read the event payload GITHUB_EVENT_PATH names: {type(exc).__name__}") from None
     if not isinstance(payload, dict):

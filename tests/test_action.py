@@ -38,6 +38,7 @@ from bot.action import (
     job_summary,
     output_values,
     read_inputs,
+    run_action,
     why_no_fix,
 )
 from bot.claims.verdicts import Verdict
@@ -685,3 +686,25 @@ def test_a_failed_fix_is_said_in_words() -> None:
     )
     assert fix_problem(TimeoutError()) == "GitHub did not answer in time."
 
+
+# -- a hostile event payload -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("payload", "problem"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "the event payload is nested too deeply to read"),
+        (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "the event payload is nested too deeply to read"),
+        (b'{"ref": "refs/heads/x", ', "cannot read the event payload GITHUB_EVENT_PATH names: JSONDecodeError"),
+    ],
+    ids=["arrays", "objects", "cut-short"],
+)
+def test_an_event_payload_that_cannot_be_read_is_said_in_one_line(
+    tmp_path: Path, payload: bytes, problem: str
+) -> None:
+    event = tmp_path / "event.json"
+    event.write_bytes(payload)
+    out = io.StringIO()
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "o/r"}
+    assert run_action(env, out) == 2
+    assert out.getvalue() == f"::error title=Wikiwarden::{problem}\n"
