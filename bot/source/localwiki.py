@@ -17,7 +17,7 @@ from ..claims.sidecar import Claim, Sidecar, parse_sidecar, render_sidecar
 from ..claims.snapshot import Kind
 from ..claims.sweep import load_wiki
 from .git import WorktreeSnapshot
-from .safeio import Folder
+from .safeio import POSIX, Folder
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,9 @@ class LocalWiki:
         """Hold the wiki's lock for a read-modify-write: every Wikiwarden command that writes the wiki (`claim`,
         `fix`, `ground`, `okf sync`) takes it from its first read to its last write, so a second one waits for the
         first and then reads what it wrote (twelve `claim add` at once on one page: twelve claims). The lock is the
-        wiki folder's own (flock, `safeio`): nothing is written for it; where it cannot be taken (Windows, a
-        filesystem that cannot lock a folder) a warning says so and the writes go on unlocked, each still atomic.
+        wiki folder's own (flock, `safeio`): nothing is written for it. Where it cannot be taken the writes go on
+        unlocked, each still atomic: on Windows, which has no such lock (the README says so), silently; on a
+        filesystem that cannot lock a folder (NFS), with a warning.
         A wiki folder not made yet has nothing to lock, and one that is not a folder (a symlink) is refused by the
         command's own checks, which say why."""
         try:
@@ -70,7 +71,7 @@ class LocalWiki:
             log.warning("another wikiwarden command is writing %s/: waiting for it to finish", self.wiki_dir)
 
         with folder, folder.locked(waiting) as problem:
-            if problem is not None:
+            if problem is not None and POSIX:  # on Windows there is no lock to take (README): nothing to say
                 log.warning("%s/ could not be locked (%s): written without the lock", self.wiki_dir, problem.strerror)
             self.snapshot = WorktreeSnapshot(self.root)  # read afresh: what was read before the lock may be stale
             yield
