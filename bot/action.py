@@ -43,6 +43,7 @@ GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who commits and opens pull reque
 CONCLUSIONS = ("neutral", "failure", "action_required")  # RepoConfig.conclusion's values
 DEFAULT_CONCLUSION = "failure"  # a step passes or fails: a check that never fails the job is easily missed
 SUMMARY_BYTES = 1 << 20  # GitHub refuses a step's job summary above 1 MiB
+FIX_SUMMARY_BYTES = 16 << 10  # the fix's section of the summary, kept free for it when fix is on (a few lines)
 EVENT_BYTES = 64 << 20  # a payload is a few kilobytes; GitHub sends at most 25 MB
 EXIT_OK, EXIT_ATTENTION, EXIT_ERROR = 0, 1, 2
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository
@@ -272,13 +273,20 @@ def format_outputs(values: Mapping[str, str], delimiter: str) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
+def escaped(text: str) -> str:
+    """Text as the step writes it: a name git handed over undecoded (not UTF-8: lone surrogates) with those bytes
+    as `\\udcxx` escapes, as the command line prints them (its streams' `backslashreplace`); nothing else changes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
-    """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary."""
+    """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary of
+    `limit_bytes`, names that are not UTF-8 escaped."""
     from .claims.report import render_markdown  # noqa: PLC0415 - with the rest of the report's code
 
     limit = limit_bytes
     while True:
-        text = render_markdown(report, limit=limit)
+        text = escaped(render_markdown(report, limit=limit))
         size = len(text.encode())
         if size <= limit_bytes or limit == 0:
             return text
@@ -286,10 +294,18 @@ def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
         limit = max(min(limit - 1, limit * limit_bytes // size), 0)
 
 
-def fix_summary(text: str, url: str | None) -> str:
-    """The fix's section of the job summary (`text` is inert Markdown: the App's note on its check run)."""
-    link = f"\n\n{url}" if url else ""
-    return f"\n### Wikiwarden fix\n\n{text}{link}\n"
+def fix_summary(text: str, url: str | None, limit_bytes: int = FIX_SUMMARY_BYTES) -> str:
+    """The fix's section of the job summary (`text` is inert Markdown: the App's note on its check run), at most
+    `limit_bytes` (the room the report left it: longer, the note is cut at a line)."""
+    link = f"\n\n{escaped(url)}" if url else ""
+    section = f"\n### Wikiwarden fix\n\n{escaped(text)}{link}\n"
+    if len(section.encode()) <= limit_bytes:
+        return section
+    cut = "\n\n_…cut here to fit._"
+    room = limit_bytes - len(f"\n### Wikiwarden fix\n\n{cut}{link}\n".encode())
+    kept = escaped(text).encode()[: max(room, 0)].decode("utf-8", "ignore")
+    kept = kept[: kept.rfind("\n")] if "\n" in kept else ""
+    return f"\n### Wikiwarden fix\n\n{kept}{cut}{link}\n"
 
 
 def why_no_fix(change: EventChange, bot_login: str, report: SweepReport) -> str | None:
@@ -318,7 +334,7 @@ class Runner:
     output_path: str | None
 
     def command(self, command: str, message: str, **properties: str | int | None) -> None:
-        self.out.write(workflow_command(command, message, **properties) + "\n")
+        self.out.write(escaped(workflow_command(command, message, **properties)) + "\n")
 
     def error(self, message: str) -> None:
         self.command("error", message, title="Wikiwarden")
@@ -327,16 +343,18 @@ class Runner:
         """Print text holding repository content, with workflow commands off while it is printed: the runner
         acts on no line of it until it sees the random token that turns them back on."""
         token = secrets.token_hex(16)
-        self.out.write(f"::group::{title}\n::stop-commands::{token}\n{text.rstrip()}\n::{token}::\n::endgroup::\n")
+        text = escaped(text.rstrip())
+        self.out.write(f"::group::{title}\n::stop-commands::{token}\n{text}\n::{token}::\n::endgroup::\n")
 
     def append_summary(self, markdown: str) -> None:
         if self.summary_path:
             with open(self.summary_path, "a", encoding="utf-8") as summary:
-                summary.write(markdown)
+                summary.write(escaped(markdown))
 
     def set_outputs(self, values: Mapping[str, str]) -> None:
         if self.output_path:
-            text = format_outputs(values, f"ghadelimiter_{secrets.token_hex(16)}")
+            safe = {name: escaped(value) for name, value in values.items()}
+            text = format_outputs(safe, f"ghadelimiter_{secrets.token_hex(16)}")
             with open(self.output_path, "a", encoding="utf-8") as outputs:
                 outputs.write(text)
 
@@ -367,6 +385,8 @@ def _event(env: Mapping[str, str]) -> tuple[EventChange, str]:
         if len(raw) > EVENT_BYTES:
             raise ActionError("the event payload is too large to read")
         payload = json.loads(raw)
+    except RecursionError:  # the parser's own depth guard (the interpreter's recursion limit): a hostile payload
+        raise ActionError("the event payload is nested too deeply to read") from None
     except (OSError, ValueError) as exc:
         raise ActionError(f"cannot read the event payload GITHUB_EVENT_PATH names: {type(exc).__name__}") from None
     if not isinstance(payload, dict):
@@ -398,7 +418,8 @@ async def _run(env: Mapping[str, str], runner: Runner) -> int:
         except (GitError, WikiFolderError, ClaimsError) as exc:
             raise ActionError(_checkout_problem(repo, exc)) from None
     conclusion = conclusion_for(inputs, configured)
-    _report(report, runner)
+    # The fix's section is written after the fix: the report leaves it room, so the whole stays within the limit.
+    _report(report, runner, SUMMARY_BYTES - FIX_SUMMARY_BYTES if inputs.fix else SUMMARY_BYTES)
     status = exit_status(report.needs_attention, conclusion)
     if inputs.fix:
         no_fix = why_no_fix(change, inputs.bot_login, report)
@@ -488,12 +509,12 @@ def _local_commit(repo: GitRepository, base: str) -> str:
         return repo.resolve(f"refs/heads/{base}")
 
 
-def _report(report: SweepReport, runner: Runner) -> None:
+def _report(report: SweepReport, runner: Runner, summary_bytes: int) -> None:
     from .claims.report import render  # noqa: PLC0415
 
     runner.log_untrusted("Wikiwarden check", render(report, "text"))
-    runner.out.write(render(report, "github", attention_only=True))
-    runner.append_summary(job_summary(report))
+    runner.out.write(escaped(render(report, "github", attention_only=True)))
+    runner.append_summary(job_summary(report, summary_bytes))
     runner.set_outputs(output_values(report))
 
 

@@ -38,6 +38,7 @@ from bot.action import (
     job_summary,
     output_values,
     read_inputs,
+    run_action,
     why_no_fix,
 )
 from bot.claims.verdicts import Verdict
@@ -303,6 +304,30 @@ def test_the_fix_section_of_the_summary() -> None:
         "\n### Wikiwarden fix\n\nFix pull request #3 opened: 1 updated.\n\nhttps://github.com/o/r/pull/3\n"
     )
     assert fix_summary("Nothing to fix.", None) == "\n### Wikiwarden fix\n\nNothing to fix.\n"
+
+
+def test_a_long_fix_section_is_cut_at_a_line_to_its_room() -> None:
+    note = "".join(f"- page {n} updated\n" for n in range(2_000))
+    section = fix_summary(note, "https://github.com/o/r/pull/3", limit_bytes=1_000)
+    assert len(section.encode()) <= 1_000
+    assert section.startswith("\n### Wikiwarden fix\n\n- page 0 updated\n")
+    assert section.endswith("updated\n\n_…cut here to fit._\n\nhttps://github.com/o/r/pull/3\n")
+
+
+def test_every_output_of_the_step_escapes_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """git hands over a name that is not UTF-8 with its bytes as lone surrogates: each output writes them as the
+    command line prints them, `\\udce9`, instead of failing."""
+    name = "openwiki/caf\udce9.md"
+    out, summary, outputs = io.StringIO(), tmp_path / "summary", tmp_path / "output"
+    runner = Runner(out, str(summary), str(outputs))
+    runner.command("notice", f"{name} changed", title=name)
+    runner.log_untrusted("Wikiwarden check", f"{name}\n")
+    runner.append_summary(f"| {name} |\n")
+    runner.set_outputs({"pull-request": name})
+    assert out.getvalue().encode()  # all of it UTF-8
+    assert "openwiki/caf\\udce9.md changed" in out.getvalue() and "\nopenwiki/caf\\udce9.md\n" in out.getvalue()
+    assert summary.read_text() == "| openwiki/caf\\udce9.md |\n"
+    assert parse_output_file(outputs.read_text()) == {"pull-request": "openwiki/caf\\udce9.md"}
 
 
 def test_a_wiki_with_nothing_moved_or_stale_asks_no_fix(repo: GitRepo) -> None:
@@ -660,3 +685,26 @@ def test_a_failed_fix_is_said_in_words() -> None:
         "GitHub answered 502 (Bad Gateway) and kept doing so after retries."
     )
     assert fix_problem(TimeoutError()) == "GitHub did not answer in time."
+
+
+# -- a hostile event payload -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("payload", "problem"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "the event payload is nested too deeply to read"),
+        (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000, "the event payload is nested too deeply to read"),
+        (b'{"ref": "refs/heads/x", ', "cannot read the event payload GITHUB_EVENT_PATH names: JSONDecodeError"),
+    ],
+    ids=["arrays", "objects", "cut-short"],
+)
+def test_an_event_payload_that_cannot_be_read_is_said_in_one_line(
+    tmp_path: Path, payload: bytes, problem: str
+) -> None:
+    event = tmp_path / "event.json"
+    event.write_bytes(payload)
+    out = io.StringIO()
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "o/r"}
+    assert run_action(env, out) == 2
+    assert out.getvalue() == f"::error title=Wikiwarden::{problem}\n"

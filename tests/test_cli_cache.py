@@ -5,6 +5,10 @@ behind; a damaged or unwritable cache never fails a check."""
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -133,3 +137,69 @@ def test_a_commits_pages_read_by_a_child_are_the_commits_not_the_working_trees(g
     assert [r["target"] for r in _json(cli, grounded, "--no-cache", "--jobs", "2")["broken_references"]] == [
         "src/also-gone.py"
     ]
+
+
+# -- hostile files in the memory's place: the check neither hangs, nor reads without end, nor writes through a link --
+
+
+def _check_process(repo: GitRepo) -> subprocess.CompletedProcess[str]:
+    """`wikiwarden check --format json` in a process of its own, bounded: 60 seconds and 2 GiB of address space
+    (a check that waits on a FIFO, or reads /dev/zero, fails the test instead of hanging or exhausting the machine)."""
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIKIWARDEN_")}
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "check", "--repo", str(repo.root), "--format", "json", "--jobs", "1"],
+        capture_output=True, text=True, timeout=60, env=env, preexec_fn=bounded, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("planted", ["fifo", "dev-zero", "huge"])
+def test_a_fifo_a_device_or_a_huge_file_in_a_cache_files_place_is_ignored_and_replaced(
+    grounded: GitRepo, cli, planted: str
+) -> None:  # type: ignore[no-untyped-def]
+    expected = _json(cli, grounded, "--no-cache")
+    memory = _memory(grounded)
+    memory.mkdir()
+    for name in ("evidence-index-v1.json", "verdicts-v1.json", "pages-v1.json"):
+        if planted == "fifo":
+            os.mkfifo(memory / name)
+        elif planted == "dev-zero":
+            (memory / name).symlink_to("/dev/zero")
+        else:  # sparse: over the 256 MiB cap, without taking the disk space
+            with open(memory / name, "wb") as huge:
+                huge.truncate((256 << 20) + 1)
+    run = _check_process(grounded)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == expected
+    said = {
+        "fifo": "is not a regular file: not read, and replaced after this sweep",
+        "dev-zero": "is a symlink: not read, and replaced after this sweep",
+        "huge": f"is over {256 << 20} bytes: not read, and replaced after this sweep",
+    }[planted]
+    assert run.stderr.count(said) == 3, run.stderr
+    for name in ("evidence-index-v1.json", "verdicts-v1.json", "pages-v1.json"):  # replaced by regular files
+        assert (memory / name).is_file() and not (memory / name).is_symlink()
+        assert json.loads((memory / name).read_bytes())["format"]
+    again = _check_process(grounded)
+    assert (again.returncode, again.stderr, json.loads(again.stdout)) == (0, "", expected)
+
+
+def test_a_symlinked_memory_folder_is_neither_read_nor_written_through(
+    grounded: GitRepo, cli, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    expected = _json(cli, grounded, "--no-cache")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "verdicts-v1.json").write_bytes(b"{not json")
+    _memory(grounded).symlink_to(elsewhere, target_is_directory=True)
+    run = _check_process(grounded)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == expected
+    assert run.stderr.count("is a symlink: the sweep's memory is neither read nor kept through it") == 1, run.stderr
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["verdicts-v1.json"]  # nothing written there
+    assert (elsewhere / "verdicts-v1.json").read_bytes() == b"{not json"
+    assert _memory(grounded).is_symlink()

@@ -58,14 +58,15 @@ def test_check_imports_nothing_of_the_agent_the_web_server_or_the_queue(repo: Gi
 
 def test_a_check_that_knows_every_page_and_learns_nothing_loads_no_markdown_parser_and_no_writer(repo: GitRepo) -> None:
     """The pages' readings are kept by blob id: markdown-it is loaded by the check that reads a page, not by the next
-    one; the memory's writer (tempfile) and logging only when there is something to write or to log."""
+    one; the memory's writer (secrets, for its temporary files' names) and logging only when there is something to
+    write or to log."""
     repo.write("src/a.py", "def f():\n    return 1\n")
     repo.write("openwiki/a.md", "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`f` returns 1; see `src/a.py`.\n")
     repo.commit("a wiki")
-    watched = ("markdown_it", "tempfile", "logging")
+    watched = ("markdown_it", "secrets", "logging")
     argv = ("check", "--repo", str(repo.root))
     first = _imported_by(*argv, "--jobs", "1", watched=watched)  # one process: it reads the pages itself
-    assert first["status"] == 0 and {"markdown_it", "tempfile"} <= set(first["heavy"])  # type: ignore[arg-type]
+    assert first["status"] == 0 and {"markdown_it", "secrets"} <= set(first["heavy"])  # type: ignore[arg-type]
     assert _imported_by(*argv, watched=watched) == {"status": 0, "heavy": []}
 
 

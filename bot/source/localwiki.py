@@ -1,10 +1,14 @@
-"""Writes to the wiki of a local checkout: sidecars replaced atomically, never through a symlink."""
+"""Writes to the wiki of a local checkout: sidecars replaced atomically, never through a symlink, under the wiki's
+lock (`writing`), so that Wikiwarden processes writing one wiki at once each see the others' changes."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import stat
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..claims.errors import EvidenceSecurityError
@@ -13,6 +17,9 @@ from ..claims.sidecar import Claim, Sidecar, parse_sidecar, render_sidecar
 from ..claims.snapshot import Kind
 from ..claims.sweep import load_wiki
 from .git import WorktreeSnapshot
+from .safeio import POSIX, Folder
+
+log = logging.getLogger(__name__)
 
 
 class LocalWiki:
@@ -41,6 +48,33 @@ class LocalWiki:
         if not stat.S_ISREG(os.lstat(self.root / relative).st_mode):
             raise IsADirectoryError(f"{relative} is not a regular file")
         return self.root / relative
+
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[None]:
+        """Hold the wiki's lock for a read-modify-write: every Wikiwarden command that writes the wiki (`claim`,
+        `fix`, `ground`, `okf sync`) takes it from its first read to its last write, so a second one waits for the
+        first and then reads what it wrote (twelve `claim add` at once on one page: twelve claims). The lock is the
+        wiki folder's own (flock, `safeio`): nothing is written for it. Where it cannot be taken the writes go on
+        unlocked, each still atomic: on Windows, which has no such lock (the README says so), silently; on a
+        filesystem that cannot lock a folder (NFS), with a warning.
+        A wiki folder not made yet has nothing to lock, and one that is not a folder (a symlink) is refused by the
+        command's own checks, which say why."""
+        try:
+            folder = Folder.open(self.root / self.wiki_dir)
+        except OSError:
+            folder = None
+        if folder is None:
+            yield
+            return
+
+        def waiting() -> None:
+            log.warning("another wikiwarden command is writing %s/: waiting for it to finish", self.wiki_dir)
+
+        with folder, folder.locked(waiting) as problem:
+            if problem is not None and POSIX:  # on Windows there is no lock to take (README): nothing to say
+                log.warning("%s/ could not be locked (%s): written without the lock", self.wiki_dir, problem.strerror)
+            self.snapshot = WorktreeSnapshot(self.root)  # read afresh: what was read before the lock may be stale
+            yield
 
     def read_page(self, page: str) -> bytes:
         return self._check_real(page, must_exist=True).read_bytes()

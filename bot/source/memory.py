@@ -12,8 +12,6 @@ it costs a slower check and never changes a verdict or a finding.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,6 +22,7 @@ from cachetools import LRUCache
 from ..claims.citations import Cited, EvidenceIndex, StoredCitations
 from ..claims.verdict_cache import VerdictCache, numbers_below
 from ..ground.reading import ReadingCache
+from .safeio import FileId, Folder, TooLarge, UnsafeFile
 
 if TYPE_CHECKING:
     import logging
@@ -90,25 +89,52 @@ def _decode_cited(value: object) -> tuple[bool, Cited]:
 
 
 class GitDirMemory:
-    """The memory of a local repository, two JSON files in `folder` (its git directory's `wikiwarden/`)."""
+    """The memory of a local repository, JSON files in `folder` (its git directory's `wikiwarden/`).
+
+    The folder is untrusted ground (anything can be planted in a git directory): it and its files are opened
+    without following a link, and only regular files are read, at most MAX_STORE_BYTES of each (`safeio`). A
+    symlink, a FIFO, a device or an oversized file in a file's place is ignored with a note and replaced by the
+    next write (a rename over it, never a write through it); a symlink in the folder's place, or anything else than
+    a folder, is neither read nor written through. Writers (concurrent checks, in any worktree) take the folder's
+    lock, and each merges the evidence index another wrote meanwhile."""
 
     def __init__(self, folder: Path, warn: Callable[[str], None] = _log_warning) -> None:
         self.folder = folder
         self._warn = warn  # the command line prints a problem on its error stream; the default logs it
         self._citations: StoredCitations | None = None
         self._parsed: frozenset[str] = frozenset()  # sidecar blobs a sweep parsed without error (read with the index)
+        self._index_id: FileId | None = None  # the index file as it was read: another writer's replaces it
         self._verdicts: VerdictCache | None = None
         self._write_failed = False
+        self._folder_refused = False
+
+    def _open_folder(self, *, create: bool) -> Folder | None:
+        """The memory's folder, None when there is none yet or it cannot be used (said once)."""
+        try:
+            return Folder.open(self.folder, create=create)
+        except UnsafeFile as exc:
+            if not self._folder_refused:
+                self._warn(f"{self.folder} is {exc.strerror}: the sweep's memory is neither read nor kept through it")
+            self._folder_refused = True
+            return None
 
     def _read(self, name: str) -> object:
         """A stored file's JSON, or None when absent, too large or unreadable (the sweep then runs without it)."""
         path = self.folder / name
         try:
-            if path.stat().st_size > MAX_STORE_BYTES:
-                self._warn(f"{path} is over {MAX_STORE_BYTES} bytes: not read, and replaced after this sweep")
+            folder = self._open_folder(create=False)
+            if folder is None:
                 return None
-            return orjson.loads(path.read_bytes())
-        except FileNotFoundError:
+            with folder:
+                if name == INDEX_FILE:  # as it stands before it is read: a file replaced since is read again
+                    self._index_id = folder.identity(name)
+                data = folder.read(name, MAX_STORE_BYTES)
+            return None if data is None else orjson.loads(data)
+        except TooLarge:
+            self._warn(f"{path} is over {MAX_STORE_BYTES} bytes: not read, and replaced after this sweep")
+            return None
+        except UnsafeFile as exc:
+            self._warn(f"{path} is {exc.strerror}: not read, and replaced after this sweep")
             return None
         except (OSError, orjson.JSONDecodeError) as exc:
             self._warn(f"{path} could not be read ({exc}): the sweep runs without it")
@@ -153,40 +179,59 @@ class GitDirMemory:
     async def keep(
         self, index: EvidenceIndex, verdicts: VerdictCache | None, readings: ReadingCache | None = None
     ) -> None:
-        if index.learnt or index.parsed_now:
-            stored = self._stored()
-            entries = {blob: stored.decoded(blob) for blob in stored.sidecars}
-            entries.update(index.learnt)
-            for blob in list(entries)[: max(0, len(entries) - MAX_INDEX_ENTRIES)]:
-                del entries[blob]  # the oldest first: dicts keep their order of insertion
-            paths = sorted(set().union(*(cited for cited in entries.values() if cited is not None)))
-            number = {path: n for n, path in enumerate(paths)}.__getitem__
-            sidecars = {  # at C speed: 134k paths on 1,000 pages
-                blob: None if cited is None else sorted(map(number, cited)) for blob, cited in entries.items()
-            }
-            parsed = sorted((self._parsed | index.parsed_now) & entries.keys())  # forgotten with their entries
-            document = {"format": INDEX_FORMAT, "paths": paths, "sidecars": sidecars, "parsed": parsed}
-            self._write(INDEX_FILE, document)
-        if verdicts is not None and verdicts.changed:
-            self._write(VERDICTS_FILE, verdicts.to_json())
-        if readings is not None and readings.changed:
-            self._write(READINGS_FILE, readings.to_json())
-
-    def _write(self, name: str, value: object) -> None:
-        """Replace a stored file whole (a concurrent sweep sees the old file or the new one, never half of one)."""
-        import tempfile  # noqa: PLC0415 - with shutil and random: only a check that learnt something writes
-
+        writes_index = bool(index.learnt or index.parsed_now)
+        writes_verdicts = verdicts is not None and verdicts.changed
+        writes_readings = readings is not None and readings.changed
+        if not (writes_index or writes_verdicts or writes_readings):
+            return
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=self.folder, prefix=f".{name}.", delete=False) as temp:
-                temp.write(orjson.dumps(value))
-            os.replace(temp.name, self.folder / name)
+            folder = self._open_folder(create=True)
         except OSError as exc:
-            if not self._write_failed:  # said once: the second file fails for the same reason
-                self._warn(f"the sweep's memory could not be kept in {self.folder} ({exc}): the next sweep starts cold")
-            self._write_failed = True
-            with contextlib.suppress(OSError, UnboundLocalError):
-                os.unlink(temp.name)
+            self._write_failed_because(exc)
+            return
+        if folder is None:
+            return
+        with folder, folder.locked():  # another check keeping its memory waits: its index is merged, not lost
+            if writes_index:
+                self._write(folder, INDEX_FILE, lambda: self._index_document(folder, index))
+            if writes_verdicts:
+                assert verdicts is not None
+                self._write(folder, VERDICTS_FILE, verdicts.to_json)
+            if writes_readings:
+                assert readings is not None
+                self._write(folder, READINGS_FILE, readings.to_json)
+
+    def _index_document(self, folder: Folder, index: EvidenceIndex) -> object:
+        """The index to write: the stored one (read again if another check replaced it since) and what was learnt."""
+        if folder.identity(INDEX_FILE) != self._index_id:
+            parsed_before = self._parsed
+            self._citations, self._parsed = None, frozenset()
+            self._stored()
+            self._parsed |= parsed_before
+        stored = self._stored()
+        entries = {blob: stored.decoded(blob) for blob in stored.sidecars}
+        entries.update(index.learnt)
+        for blob in list(entries)[: max(0, len(entries) - MAX_INDEX_ENTRIES)]:
+            del entries[blob]  # the oldest first: dicts keep their order of insertion
+        paths = sorted(set().union(*(cited for cited in entries.values() if cited is not None)))
+        number = {path: n for n, path in enumerate(paths)}.__getitem__
+        sidecars = {  # at C speed: 134k paths on 1,000 pages
+            blob: None if cited is None else sorted(map(number, cited)) for blob, cited in entries.items()
+        }
+        parsed = sorted((self._parsed | index.parsed_now) & entries.keys())  # forgotten with their entries
+        return {"format": INDEX_FORMAT, "paths": paths, "sidecars": sidecars, "parsed": parsed}
+
+    def _write(self, folder: Folder, name: str, value: Callable[[], object]) -> None:
+        """Replace a stored file whole (a concurrent sweep sees the old file or the new one, never half of one)."""
+        try:
+            folder.replace(name, orjson.dumps(value()))
+        except OSError as exc:
+            self._write_failed_because(exc)
+
+    def _write_failed_because(self, exc: OSError) -> None:
+        if not self._write_failed:  # said once: the second file fails for the same reason
+            self._warn(f"the sweep's memory could not be kept in {self.folder} ({exc}): the next sweep starts cold")
+        self._write_failed = True
 
 
 class SharedIndex:

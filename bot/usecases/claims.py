@@ -1,8 +1,11 @@
 """Claims kept by hand (`wikiwarden claim ...`): a person grounding a page in a local checkout, with OpenWiki's
-sidecar semantics (byte-identical JSON, atomic writes, never through a symlink)."""
+sidecar semantics (byte-identical JSON, atomic writes, never through a symlink), each edit read and written under
+the wiki's lock."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..claims.edit import add_claim, replace_evidence, retract_claim
@@ -61,6 +64,14 @@ class HandKeptClaims:
             self.options = SweepOptions(wiki_dir=self.wiki_dir, max_file_bytes=max_file_bytes)
         self.reader = Sweeper(self.wiki.snapshot, None, self.options)
 
+    @contextlib.contextmanager
+    def _editing(self) -> Iterator[None]:
+        """An edit's reads and its write under the wiki's lock, from a fresh view of the working tree: another
+        command's edit is either wholly before this one, and read by it, or wholly after."""
+        with self.wiki.writing():
+            self.reader = Sweeper(self.wiki.snapshot, None, self.options)
+            yield
+
     def _sidecar(self, page: str) -> Sidecar:
         sidecar = self.wiki.read_sidecar(page)
         if sidecar is None:  # `find` found the claim in it a moment ago: removed meanwhile
@@ -69,28 +80,30 @@ class HandKeptClaims:
 
     def add(self, page_arg: str, statement: str, resources: list[str]) -> ClaimEdit:
         page = page_argument(page_arg, self.wiki_dir)
-        page_bytes = self.wiki.read_page(page)
-        sidecar = self.wiki.read_sidecar(page)
-        evidence = [self.reader.record(resource) for resource in resources]
-        taken = [claim.id for _, claim in self.wiki.all_claims()]
-        updated, claim = add_claim(sidecar, page_bytes, statement, evidence, taken)
-        return ClaimEdit(page, self.wiki.write_sidecar(page, updated), claim)
+        with self._editing():
+            page_bytes = self.wiki.read_page(page)
+            sidecar = self.wiki.read_sidecar(page)
+            evidence = [self.reader.record(resource) for resource in resources]
+            taken = [claim.id for _, claim in self.wiki.all_claims()]
+            updated, claim = add_claim(sidecar, page_bytes, statement, evidence, taken)
+            return ClaimEdit(page, self.wiki.write_sidecar(page, updated), claim)
 
     def confirm(self, claim_id: str, base: str | None = None) -> ClaimEdit:
         """Re-baseline a claim's evidence to the working tree; with `base`, follow it through the change
         from that commit first (renames and moves into other files included)."""
-        page = self.wiki.find(claim_id)
-        sidecar = self._sidecar(page)
-        claim = next(c for c in sidecar.claims if c.id == claim_id)
-        if base is None:
-            evidence = [self.reader.rebaseline(record) for record in claim.evidence]
-        else:
-            tracker = Sweeper(self.wiki.snapshot, self.repo.change(base), self.options)
-            evidence = [self._followed(tracker, record) for record in claim.evidence]
-        updated = replace_evidence(sidecar, self.wiki.read_page(page), claim_id, evidence)
-        return ClaimEdit(
-            page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id)
-        )
+        with self._editing():
+            page = self.wiki.find(claim_id)
+            sidecar = self._sidecar(page)
+            claim = next(c for c in sidecar.claims if c.id == claim_id)
+            if base is None:
+                evidence = [self.reader.rebaseline(record) for record in claim.evidence]
+            else:
+                tracker = Sweeper(self.wiki.snapshot, self.repo.change(base), self.options)
+                evidence = [self._followed(tracker, record) for record in claim.evidence]
+            updated = replace_evidence(sidecar, self.wiki.read_page(page), claim_id, evidence)
+            return ClaimEdit(
+                page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id)
+            )
 
     def _followed(self, tracker: Sweeper, record: EvidenceRecord) -> EvidenceRecord:
         result = tracker.evaluate(record)
@@ -99,9 +112,10 @@ class HandKeptClaims:
         return self.reader.rebaseline(record)  # says clearly why the evidence cannot be re-anchored
 
     def retract(self, claim_id: str) -> ClaimEdit:
-        page = self.wiki.find(claim_id)
-        updated = retract_claim(self._sidecar(page), self.wiki.read_page(page), claim_id)
-        return ClaimEdit(page, self.wiki.write_sidecar(page, updated), None)
+        with self._editing():
+            page = self.wiki.find(claim_id)
+            updated = retract_claim(self._sidecar(page), self.wiki.read_page(page), claim_id)
+            return ClaimEdit(page, self.wiki.write_sidecar(page, updated), None)
 
     def show(self, claim_id: str, base: str | None = None, depth: int = 200) -> ShownClaim:
         """A claim, and for each evidence record the text it recorded beside the text there now, so a person can

@@ -4,10 +4,21 @@ it)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from ..claims.options import DEFAULT_MAX_FILE_BYTES
 from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR, normalize_repo_path, normalize_wiki_dir
@@ -17,30 +28,40 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 MAX_CONFIG_BYTES = 64 * 1024  # the file holds a dozen settings
+MAX_MODEL_CHARS = 200  # model names are a few dozen characters, a provider's path included
+# Controls (C0, DEL, C1) and Unicode's line and paragraph separators: what would end or bend a line.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class ConfigError(ValueError):
     """The repository's config file cannot be used; the message says where and why."""
 
 
+# Every value is taken as written or refused, never coerced: pydantic's lax mode would read `yes`, "true" or 1 as
+# true and `true` or 1.0 as the number 1 (YAML 1.2 hands over `yes` as a string, `true` as a boolean). Strict types
+# per field rather than a strict model: lists must still be read as the tuples the models keep.
+
+
 class Limits(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_file_bytes: int = Field(DEFAULT_MAX_FILE_BYTES, gt=0, description="evidence files larger than this are errors")
-    max_annotations: int = Field(500, ge=0, le=5000, description="annotations on one check run")
-    max_claims_per_fix: int = Field(50, gt=0, description="claims the agent handles in one fix")
-    max_pages_per_ground: int = Field(20, gt=0, description="pages without claims the agent grounds in one run")
-    tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix or grounding may spend")
-    tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens the repository may spend a day")
+    max_file_bytes: StrictInt = Field(
+        DEFAULT_MAX_FILE_BYTES, gt=0, description="evidence files larger than this are errors"
+    )
+    max_annotations: StrictInt = Field(500, ge=0, le=5000, description="annotations on one check run")
+    max_claims_per_fix: StrictInt = Field(50, gt=0, description="claims the agent handles in one fix")
+    max_pages_per_ground: StrictInt = Field(20, gt=0, description="pages without claims the agent grounds in one run")
+    tokens_per_run: StrictInt = Field(200_000, gt=0, description="model tokens one fix or grounding may spend")
+    tokens_per_day: StrictInt = Field(2_000_000, gt=0, description="model tokens the repository may spend a day")
 
 
 class References(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    exclude: tuple[str, ...] = Field(
+    exclude: tuple[StrictStr, ...] = Field(
         (), description="pages whose references are never checked (gitignore-style patterns of repository paths)"
     )
-    history: tuple[str, ...] = Field(
+    history: tuple[StrictStr, ...] = Field(
         (),
         description="more pages that are history (besides changelogs, release notes and news, known by name), whose "
         "references are never checked",
@@ -71,33 +92,43 @@ class RepoConfig(BaseModel):
     # Set by `bounded_by` (never from the file): the `model:` the App refused, to say so on the check run.
     _model_refusal: ModelRefusal | None = PrivateAttr(None)
 
-    wiki_dir: str = Field(DEFAULT_WIKI_DIR, description="the wiki (or docs) folder")
+    wiki_dir: StrictStr = Field(DEFAULT_WIKI_DIR, description="the wiki (or docs) folder")
     conclusion: Literal["neutral", "failure", "action_required"] = Field(
         "neutral", description="the check run's conclusion when claims need attention"
     )
-    auto_fix: bool = Field(False, description="open a fix pull request after each push to the default branch")
-    fix_pull_requests: bool = Field(True, description="offer the Fix wiki button on pull requests")
+    auto_fix: StrictBool = Field(False, description="open a fix pull request after each push to the default branch")
+    fix_pull_requests: StrictBool = Field(True, description="offer the Fix wiki button on pull requests")
     ground: Literal["off", "button", "auto"] = Field(
         "button",
         description="pages without claims: off, the Ground wiki button, or auto (a grounding pull request after "
         "each push to the default branch that leaves pages without claims)",
     )
-    model: str | None = Field(None, description="the model the fix and the grounding use (default: the App's)")
+    model: StrictStr | None = Field(
+        None, description="the model the fix and the grounding use: one the App offers (default: the App's)"
+    )
     limits: Limits = Limits()
     references: References = References()
-    baseline: str | None = Field(
+    baseline: StrictStr | None = Field(
         None, description="a file of broken references that no longer fail the check (`check --write-baseline`)"
     )
 
     @field_validator("wiki_dir")
     @classmethod
     def _wiki_dir(cls, value: str) -> str:
-        return normalize_wiki_dir(value)
+        return normalize_wiki_dir(_one_line_path(value))
 
     @field_validator("baseline")
     @classmethod
     def _baseline(cls, value: str | None) -> str | None:
-        return None if value is None else normalize_repo_path(value)
+        return None if value is None else normalize_repo_path(_one_line_path(value))
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, value: str | None) -> str | None:
+        # The name goes to the model's API and into the fix's pull request: one line, as a model's name is.
+        if value is not None and (not value.strip() or len(value) > MAX_MODEL_CHARS or _CONTROL.search(value)):
+            raise ValueError(f"the model is one line of 1 to {MAX_MODEL_CHARS} characters, without control characters")
+        return value
 
     @property
     def model_refusal(self) -> ModelRefusal | None:
@@ -125,6 +156,12 @@ class RepoConfig(BaseModel):
         bounded = self.model_copy(update=update)
         bounded._model_refusal = refusal
         return bounded
+
+
+def _one_line_path(value: str) -> str:
+    if _CONTROL.search(value):
+        raise ValueError("a path is one line, without control characters")
+    return value
 
 
 def parse_repo_config(data: bytes | None) -> RepoConfig:

@@ -7,6 +7,7 @@ them as a pull request.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -152,19 +153,21 @@ async def fix_working_tree(
     """`wikiwarden fix`: fix the working tree's wiki in place; the result and the files written (or that would
     be, with `dry_run`). With `options.recheck_all`, every claim that needs attention is decided, the evidence
     followed through the change from `base`; otherwise only what that change made stale. References are checked
-    under the repository's `config` (pages excluded, its baseline), as `check` does."""
-    source = LocalSource(repo)
-    head = await source.snapshot(None)
-    require_wiki_folder(head, options.wiki_dir)
-    rules = await reference_rules(source, head, config) if config is not None else None
-    change = await source.change(base, head) if base is not None else None
-    inputs = await prepare_fix(source, head, change, options, cap, rules=rules)
-    result = await run_fix(
-        inputs, decider, wiki_dir=options.wiki_dir, cap=cap, at=now_iso(), head_commit=repo.resolve("HEAD")
-    )
-    written = sorted(result.files)
-    if not dry_run:
-        local = LocalWiki(repo.root, options.wiki_dir)
-        for path in written:
-            local.write_file(path, result.files[path])
+    under the repository's `config` (pages excluded, its baseline), as `check` does. Unless `dry_run`, from the
+    first read of the wiki to the last write under the wiki's lock: a `claim add` meanwhile waits, and is kept."""
+    local = LocalWiki(repo.root, options.wiki_dir)
+    with contextlib.nullcontext() if dry_run else local.writing():
+        source = LocalSource(repo)
+        head = await source.snapshot(None)
+        require_wiki_folder(head, options.wiki_dir)
+        rules = await reference_rules(source, head, config) if config is not None else None
+        change = await source.change(base, head) if base is not None else None
+        inputs = await prepare_fix(source, head, change, options, cap, rules=rules)
+        result = await run_fix(
+            inputs, decider, wiki_dir=options.wiki_dir, cap=cap, at=now_iso(), head_commit=repo.resolve("HEAD")
+        )
+        written = sorted(result.files)
+        if not dry_run:
+            for path in written:
+                local.write_file(path, result.files[path])
     return result, written

@@ -9,6 +9,7 @@ in OpenWiki's page order, so a later run continues where the last stopped.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -194,16 +195,18 @@ async def ground_working_tree(
     dry_run: bool = False,
 ) -> tuple[GroundInputs, GroundResult | None, list[str]]:
     """`wikiwarden ground`: prepare the working tree's pages; with a grounder, ground them and (unless `dry_run`)
-    write the files. Without one, only the preparation (the report a person grounds from by hand)."""
-    source = LocalSource(repo)
-    head = await source.snapshot(None)
-    inputs = await prepare_ground(source, head, options, pages=pages, max_pages=max_pages)
-    if grounder is None:
-        return inputs, None, []
-    result = await run_ground(inputs, grounder, wiki_dir=options.wiki_dir, at=now_iso())
-    written = sorted(result.files)
-    if not dry_run:
-        local = LocalWiki(repo.root, options.wiki_dir)
-        for path in written:
-            local.write_file(path, result.files[path])
+    write the files. Without one, only the preparation (the report a person grounds from by hand). What it writes
+    it reads and writes under the wiki's lock, as every command writing the wiki does."""
+    local = LocalWiki(repo.root, options.wiki_dir)
+    with contextlib.nullcontext() if dry_run or grounder is None else local.writing():
+        source = LocalSource(repo)
+        head = await source.snapshot(None)
+        inputs = await prepare_ground(source, head, options, pages=pages, max_pages=max_pages)
+        if grounder is None:
+            return inputs, None, []
+        result = await run_ground(inputs, grounder, wiki_dir=options.wiki_dir, at=now_iso())
+        written = sorted(result.files)
+        if not dry_run:
+            for path in written:
+                local.write_file(path, result.files[path])
     return inputs, result, written

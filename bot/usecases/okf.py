@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -42,9 +43,15 @@ def sync_okf(
 ) -> SyncPlan:
     """`okf sync`: migrate pages, project `sources` and `verified`, regenerate the indexes OpenWiki or Wikiwarden
     wrote and refresh page versions, in the working tree. Nothing is written when `dry_run`, nor in a folder that
-    is not an OpenWiki wiki unless `init` (the plan says so: `held`)."""
+    is not an OpenWiki wiki unless `init` (the plan says so: `held`). Unless `dry_run`, read and written under the
+    wiki's lock, as every command writing the wiki is."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
     local = LocalWiki(repo.root, wiki_dir)
+    with contextlib.nullcontext() if dry_run else local.writing():
+        return _sync(local, wiki_dir, dry_run=dry_run, init=init, max_file_bytes=max_file_bytes)
+
+
+def _sync(local: LocalWiki, wiki_dir: str, *, dry_run: bool, init: bool, max_file_bytes: int) -> SyncPlan:
     require_wiki_folder(local.snapshot, wiki_dir)  # never an index.md in a folder that is not the wiki
     files, links = local.files()
     sweeper = Sweeper(local.snapshot, None, SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import pickle
 import posixpath
 from collections import Counter
@@ -22,12 +21,13 @@ from ..claims.fanout import Child
 from ..claims.ignore import IgnoreRules
 from ..claims.options import SweepOptions
 from ..claims.pages import is_grounded_page
-from ..claims.results import BrokenReference, SweepReport
+from ..claims.results import BrokenReference, PageCoverage, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
 from ..ground.baseline import MAX_BASELINE_BYTES, BaselineError, parse_baseline, with_baseline
 from ..ground.certainty import PageRules, classified, example_notes
 from ..ground.findings import (
+    Gone,
     broken,
     clip_lines,
     gone,
@@ -206,51 +206,68 @@ async def with_references(
     and parses only the pages whose reading is not kept for their blob id, and keeps those it made; with `apart`,
     it takes those a child made meanwhile."""
     rules = rules or ReferenceRules()
-    wiki_dir = options.wiki_dir
-    every, too_large = doc_pages(head, wiki_dir, options.max_file_bytes)
+    every, too_large = doc_pages(head, options.wiki_dir, options.max_file_bytes)
     skipped = tuple((page, _too_large(size, options.max_file_bytes)) for page, size in too_large)
     head_paths = set(source.files(head))
-    if change is None:
-        pages = every
-        recalled = {
-            page: reading
-            for page in pages
-            if readings is not None and (reading := readings.recall(head.blob_id(page))) is not None
-        }
-        made = apart.take() if apart is not None else {}
-        await source.fetch(head, [page for page in pages if page not in recalled and page not in made])
-        claims = {page.page: [(c.id, c.statement) for c in page.claims] for page in report.pages if page.error is None}
-        unusable = {page.page for page in report.pages if page.error is not None}
-        grounded = {
-            p
-            for p in pages
-            if page_kind(p) == "markdown" and is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable
-        }
-        quotes = await _quotes(source, head, options, sorted(grounded))
-        missing: list[BrokenReference] = []
-        measured = []
-        for page in pages:  # each page's references, then its coverage: its Markdown is parsed once for both
-            reading = recalled.get(page)
-            if reading is None:
-                reading = made.get(page) or read_page(page, _text(head.read(page)))
-                if readings is not None and (blob := head.blob_id(page)) is not None:
-                    readings.keep(blob, reading)
-            if rules.pages.checked(page):
-                missing.extend(missing_paths(page, reading.mentions, head_paths, site_root(page, wiki_dir, head_paths)))
-            if page in grounded:
-                measured.append(page_coverage(page, reading.blocks, claims.get(page, []), quotes.get(page, Quotes())))
-        found = await _runtime_notes(source, head, missing, wiki_dir)
+    checked = [p for p in every if rules.pages.checked(p)]
+    if change is not None:
+        found = await _broken_by(source, head, change, options, checked, head_paths)
         return dataclasses.replace(
-            report,
-            broken_references=_judged(found, rules),
-            coverage=tuple(measured),
-            skipped_pages=skipped,
-            referencing_pages=sum(1 for page in pages if rules.pages.checked(page)),
+            report, broken_references=_judged(found, rules), skipped_pages=skipped, referencing_pages=len(checked)
         )
-    pages = [p for p in every if rules.pages.checked(p)]
-    found = await _broken_by(source, head, change, options, pages, head_paths)
+    read = await _readings(source, head, every, readings, apart)
+    missing = [
+        ref
+        for page in checked
+        for ref in missing_paths(page, read[page].mentions, head_paths, site_root(page, options.wiki_dir, head_paths))
+    ]
+    found = await _runtime_notes(source, head, missing, options.wiki_dir)
+    measured = await _coverage(source, head, options, report, read)
     return dataclasses.replace(
-        report, broken_references=_judged(found, rules), skipped_pages=skipped, referencing_pages=len(pages)
+        report,
+        broken_references=_judged(found, rules),
+        coverage=measured,
+        skipped_pages=skipped,
+        referencing_pages=len(checked),
+    )
+
+
+async def _readings(
+    source: Source, head: Snapshot, pages: list[str], readings: ReadingCache | None, apart: ReadApart | None
+) -> dict[str, PageReading]:
+    """Each page's reading: kept in `readings` for its blob id, made by the child reading `apart`, else read and
+    parsed here (and kept)."""
+    recalled = {
+        page: reading
+        for page in pages
+        if readings is not None and (reading := readings.recall(head.blob_id(page))) is not None
+    }
+    made = apart.take() if apart is not None else {}
+    await source.fetch(head, [page for page in pages if page not in recalled and page not in made])
+    read: dict[str, PageReading] = {}
+    for page in pages:  # each page parsed once, for its references and its coverage
+        reading = recalled.get(page)
+        if reading is None:
+            reading = made.get(page) or read_page(page, _text(head.read(page)))
+            if readings is not None and (blob := head.blob_id(page)) is not None:
+                readings.keep(blob, reading)
+        read[page] = reading
+    return read
+
+
+async def _coverage(
+    source: Source, head: Snapshot, options: SweepOptions, report: SweepReport, read: dict[str, PageReading]
+) -> tuple[PageCoverage, ...]:
+    """The coverage of every grounded Markdown page whose sidecar the sweep could use."""
+    wiki_dir = options.wiki_dir
+    claims = {page.page: [(c.id, c.statement) for c in page.claims] for page in report.pages if page.error is None}
+    unusable = {page.page for page in report.pages if page.error is not None}
+    grounded = sorted(
+        p for p in read if page_kind(p) == "markdown" and is_grounded_page(p[len(wiki_dir) + 1 :]) and p not in unusable
+    )
+    quotes = await _quotes(source, head, options, grounded)
+    return tuple(
+        page_coverage(page, read[page].blocks, claims.get(page, []), quotes.get(page, Quotes())) for page in grounded
     )
 
 
@@ -308,10 +325,17 @@ def _folders_above(path: str) -> list[str]:
     return ["", *("/".join(parts[:k]) for k in range(1, len(parts) + 1))]
 
 
-async def _broken_by(
-    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: set[str]
-) -> list[BrokenReference]:
-    base = change.base
+@dataclass(frozen=True)
+class _Changed:
+    """What a change did to the code pages can name: the changed files' definitions on both sides, and what went."""
+
+    code: ChangedCode
+    gone: Gone
+    after_files: list[str]
+
+
+async def _changed_code(source: Source, head: Snapshot, change: Change, options: SweepOptions) -> _Changed:
+    base, head_paths = change.base, set(source.files(head))
     base_paths = set(source.files(base))
     sweeper = Sweeper(head, change, options)
     before_files = code_paths(sweeper, base, sorted({f.old_path for f in change.files if f.old_path}))
@@ -320,21 +344,30 @@ async def _broken_by(
     await source.fetch(head, after_files)
     before = SymbolIndex.of_files({p: base.read(p) for p in before_files}, values=False)
     after = SymbolIndex.of_files({p: head.read(p) for p in after_files}, values=False)
-    what = gone(before, after, base_paths, head_paths)
-    if not what:
+    renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
+    code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
+    return _Changed(code, gone(before, after, base_paths, head_paths), after_files)
+
+
+async def _broken_by(
+    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: set[str]
+) -> list[BrokenReference]:
+    """The references of `pages` the change broke: read only when the change removed what a page could name."""
+    changed = await _changed_code(source, head, change, options)
+    if not changed.gone:
         return []
     await source.fetch(head, pages)
+    base_paths = changed.code.paths_before
     roots = {page: site_root(page, options.wiki_dir, base_paths) for page in pages}
     texts = {page: _text(head.read(page)) for page in pages}
     mentioned = {page: live_mentions(page, texts[page]) for page in pages}
-    suspects = [page for page in pages if any(may_name(m, page, what, roots[page]) for m in mentioned[page])]
+    suspects = [page for page in pages if any(may_name(m, page, changed.gone, roots[page]) for m in mentioned[page])]
     if not suspects:
         return []
-    others, exported = await _defining(source, head, sweeper, what.names, exclude=change.paths)
-    exported |= _exported_lazily(what.names, {p: head.read(p) for p in after_files})
-    index = SymbolIndex([*before.definitions, *others.definitions])
-    renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
-    code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
+    sweeper = Sweeper(head, change, options)
+    others, exported = await _defining(source, head, sweeper, changed.gone.names, exclude=change.paths)
+    exported |= _exported_lazily(changed.gone.names, {p: head.read(p) for p in changed.after_files})
+    index = SymbolIndex([*changed.code.before.definitions, *others.definitions])
     found = (
         ref
         for page in suspects
@@ -342,33 +375,39 @@ async def _broken_by(
     )
     dead = dead_after(
         found,
-        code,
+        changed.code,
         still_defined=lambda qualified: bool(lookup(qualified, others)),
-        texts_before=lambda path: _text(base.read(path)).split("\n"),
+        texts_before=lambda path: _text(change.base.read(path)).split("\n"),
         texts_after=lambda path: _text(head.read(path)).split("\n"),
     )
-    at_head = SymbolIndex([*after.definitions, *others.definitions])
-
-    @functools.cache
-    def unparsable(path: str) -> bool:
-        return path in head_paths and does_not_parse(path, head.read(path))
-
-    def text(definition: Definition) -> str:
-        return "\n".join(_text(head.read(definition.path)).split("\n")[definition.start - 1 : definition.end])
-
-    dead = [
-        d
-        for d in dead
-        if not resolve(d.mention, d.page, head_paths, at_head, roots[d.page])  # moved, or another by its name
-        and not lives_on(d, at_head, text)
-        and not _still_exported(d, exported)
-        and not (d.target.definition is not None and unparsable(d.target.definition.path))
-    ]
+    at_head = SymbolIndex([*changed.code.after.definitions, *others.definitions])
+    dead = [d for d in dead if not _reachable(d, head, head_paths, at_head, roots[d.page], exported)]
     found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)
     ]
     return [ref for page in suspects for ref in example_notes([r for r in found_now if r.page == page], texts[page])]
+
+
+def _reachable(
+    dead: DeadReference, head: Snapshot, head_paths: set[str], at_head: SymbolIndex, root: str, exported: set[str]
+) -> bool:
+    """Whether what a dead reference named is still there for a reader: moved (or another by its name), still
+    reachable under its old name (`lives_on`), answered for by a module, or in a file that does not parse."""
+    if resolve(dead.mention, dead.page, head_paths, at_head, root):
+        return True
+
+    def text(definition: Definition) -> str:
+        return "\n".join(_text(head.read(definition.path)).split("\n")[definition.start - 1 : definition.end])
+
+    definition = dead.target.definition
+    if lives_on(dead, at_head, text) or _still_exported(dead, exported):
+        return True
+    return definition is not None and definition.path in head_paths and _unparsable(head, definition.path)
+
+
+def _unparsable(head: Snapshot, path: str) -> bool:
+    return does_not_parse(path, head.read(path))
 
 
 async def _defining(

@@ -439,3 +439,54 @@ async def test_one_config_file_the_action(
     ]
     assert "legacy" not in "\n".join(found)
     assert "; 1 broken reference; 1 reference note; the references of 1 page checked**" in step.summary
+
+
+# -- hostile checkouts and large reports -------------------------------------------------------------------------
+
+
+async def test_a_page_name_that_is_not_utf8_is_reported_through_every_output(
+    make_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    """A full check (a scheduled run) of a wiki holding a page whose name is not UTF-8 (git keeps names as bytes):
+    the name is written escaped (`\\udce9` for the byte 0xe9), as the command line prints it, and the step ends with
+    its outputs set and its summary written."""
+    local = make_repo("latin1")
+    write(local, grounded({"src/retry.py": RETRY}, {"retry.md": CLAIMS["retry.md"]}, texts={"retry.md": RETRY_PAGE}))
+    local.write(os.fsdecode(b"openwiki/caf\xe9.md"), "# Caf\n\nA page of its own, without claims.\n")
+    head = local.commit("a page named in Latin-1")
+    env = {"GITHUB_TOKEN": "ghs_unused", "GITHUB_SHA": head}
+
+    step = await run_check_step(tmp_path, local.root, "schedule", {"schedule": "0 3 * * *"}, {}, env)
+
+    assert (step.status, step.stderr) == (0, ""), step.stdout
+    assert "| openwiki/caf\\udce9.md | 0 | 1 | 0 |" in step.summary  # the coverage table's row
+    assert step.outputs["claims"] == "2" and step.outputs["needs-attention"] == "false"
+
+
+async def test_the_job_summary_with_the_fix_stays_within_githubs_limit(
+    actions_github: FakeGitHub, shop: Shop, tmp_path: Path
+) -> None:
+    """A report larger than a job summary holds (12,000 broken references: 1.07 MB of Markdown) is cut so that
+    the fix's section, written after the fix, still fits: the whole summary stays within GitHub's 1 MiB."""
+    shop.local.write(
+        "openwiki/gone.md",
+        "# Gone\n\n" + "".join(f"See `src/gone/file_{n:05d}.py`.\n" for n in range(12_000)),
+    )
+    shop.head = shop.local.commit("a page of paths that do not exist")
+    shop.local.git("checkout", "-q", "master")
+    shop.local.git("merge", "-q", "--ff-only", "changes")
+    publish(shop.remote, shop.local, "master")
+    env = github_env(actions_github, workflow_token(actions_github), GITHUB_SHA=shop.head)
+    payload = push_event(shop)
+    payload.update(created=True, before="0" * 40)  # the default branch's first push: every page is checked
+
+    step = await run_check_step(
+        tmp_path, shop.local.root, "push", payload, {"fix": "true", "conclusion": "neutral"}, env
+    )
+
+    assert (step.status, step.stderr) == (0, ""), step.stdout
+    assert step.outputs["broken-references"] == "12000"
+    [pull] = [p for p in shop.remote.pulls if p["head"]["ref"] == "wikiwarden/fix/master"]
+    assert "_…the report was cut here to fit; run `wikiwarden check` locally for the rest._" in step.summary
+    assert step.summary.endswith(f"https://github.com/{OWNER}/{NAME}/pull/{pull['number']}\n")
+    assert len(step.summary.encode()) <= 1 << 20

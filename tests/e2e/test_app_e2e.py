@@ -223,6 +223,29 @@ async def test_a_replayed_delivery_runs_once(app, fake: FakeGitHub, repo) -> Non
     assert sum(1 for r in fake.requests if r.method == "POST" and r.path.endswith("/check-runs")) == 1
 
 
+async def test_the_in_process_queue_forgets_its_deliveries_with_its_jobs_when_serve_restarts(
+    aiohttp_client, fake: FakeGitHub, repo
+) -> None:
+    """Without Redis, what the web process saw lives in its memory, as its queued jobs do: a restarted `serve` (a
+    new application) takes a replay again, which is how GitHub's redelivery redoes work a restart lost; the commit
+    is checked again, into its run. The README says so; only the Redis queue remembers deliveries across restarts
+    (tests/jobs/test_redis_queue.py)."""
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    payload = push_payload(repo, before=repo.base, after=head)
+    before = await start_app(aiohttp_client, fake)
+    first = await deliver(before, "push", payload, secret=fake.webhook_secret, delivery="d-restart")
+    await queue_of(before).wait_idle()
+    await before.close()
+    after = await start_app(aiohttp_client, fake)
+    again = await deliver(after, "push", payload, secret=fake.webhook_secret, delivery="d-restart")
+    await queue_of(after).wait_idle()
+    assert first[0] == again[0] == 202 and again[1]["jobs"] == ["check"]
+    [run] = runs_of(repo, head)  # checked twice, into the one run the first check made
+    completed = [
+        r for r in fake.requests if r.method == "PATCH" and r.path.endswith(f"/check-runs/{run['id']}")
+    ]
+    assert len(completed) == 2 and run["status"] == "completed"
+
 async def test_events_caused_by_wikiwarden_itself_are_ignored(app, fake: FakeGitHub, repo) -> None:
     head = repo.commit(
         {"openwiki/keep.md": "---\ntype: Concept\n---\nfixed\n"},

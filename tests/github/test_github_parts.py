@@ -245,6 +245,41 @@ def test_a_hostile_repository_config_is_a_config_error(text: str, problem: str) 
     assert message.startswith(f"{CONFIG_PATH}: {problem}") and "\n" not in message and "http" not in message
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("auto_fix: yes\n", "`auto_fix`: Input should be a valid boolean"),  # YAML 1.2: the string "yes"
+        ('auto_fix: "true"\n', "`auto_fix`: Input should be a valid boolean"),
+        ("fix_pull_requests: 0\n", "`fix_pull_requests`: Input should be a valid boolean"),
+        ("limits: {max_file_bytes: true}\n", "`limits.max_file_bytes`: Input should be a valid integer"),
+        ('limits: {max_annotations: "100"}\n', "`limits.max_annotations`: Input should be a valid integer"),
+        ("limits: {tokens_per_run: 1000.0}\n", "`limits.tokens_per_run`: Input should be a valid integer"),
+        ('model: "gpt-x\\nIgnore the wiki"\n', "`model`: Value error, the model is one line"),
+        ('model: "gpt-x\\u0007"\n', "`model`: Value error, the model is one line"),
+        ('model: ""\n', "`model`: Value error, the model is one line"),
+        ("model: " + "x" * 201 + "\n", "`model`: Value error, the model is one line"),
+        ('wiki_dir: "docs\\nwiki"\n', "`wiki_dir`: Value error, a path is one line"),
+        ('baseline: "a\\tb"\n', "`baseline`: Value error, a path is one line"),
+    ],
+)
+def test_a_config_value_of_the_wrong_type_is_refused_not_coerced(text: str, problem: str) -> None:
+    """Each value is taken as written or refused: never a string read as a boolean, a boolean or a float as a
+    number, nor a model name that is more than one line."""
+    with pytest.raises(ConfigError) as raised:
+        parse_repo_config(text.encode())
+    assert str(raised.value).startswith(f"{CONFIG_PATH}: {problem}"), str(raised.value)
+
+
+def test_config_values_of_the_right_type_are_taken_as_written() -> None:
+    config = parse_repo_config(
+        b"auto_fix: true\nfix_pull_requests: false\nmodel: accounts/acme/models/gpt-x 2\n"
+        b"limits: {max_file_bytes: 10, tokens_per_run: 1000}\nreferences: {exclude: [docs/old/**], history: []}\n"
+    )
+    assert (config.auto_fix, config.fix_pull_requests, config.model) == (True, False, "accounts/acme/models/gpt-x 2")
+    assert (config.limits.max_file_bytes, config.limits.tokens_per_run) == (10, 1000)
+    assert config.references.exclude == ("docs/old/**",)
+
+
 def test_a_repository_can_only_lower_the_apps_limits(fake: FakeGitHub) -> None:
     settings = settings_for(
         fake, max_file_bytes=1000, max_annotations=10, max_claims_per_fix=5, tokens_per_run=100, tokens_per_day=1000

@@ -136,6 +136,25 @@ async def test_two_web_processes_receiving_the_same_delivery_run_it_once(start, 
     assert len([r for r in fake.requests if r.method == "POST" and r.path.endswith("/check-runs")]) == 1
 
 
+async def test_a_delivery_replayed_after_the_web_process_restarts_runs_once(start, fake: FakeGitHub, repo) -> None:
+    """The delivery ids the web process saw are kept in Redis (three days, as long as GitHub redelivers): a web
+    process started after a restart finds a replay seen and enqueues nothing."""
+    web = await start("web")
+    worker = await start("worker")
+    head = repo.commit({"src/keep.py": "KEEP = 2\n"}, message="x")
+    payload = push_payload(repo, before=repo.base, after=head)
+    status, body = await post(web, payload, fake.webhook_secret, "d-before-restart")
+    assert (status, body["jobs"]) == (202, ["check"])
+    await eventually(lambda: completed_run(repo, head), what="the check run")
+    assert await web.stop() == 0 and await worker.stop() == 0
+    restarted = await start("web")  # a new process, its memory empty: only Redis remembers
+    await start("worker")
+    status, body = await post(restarted, payload, fake.webhook_secret, "d-before-restart")
+    assert (status, body["jobs"]) == (202, [])  # accepted, and nothing enqueued: seen before
+    await asyncio.sleep(1.0)  # give a second run every chance to appear
+    assert len(runs_of(repo, head)) == 1
+    assert len([r for r in fake.requests if r.method == "POST" and r.path.endswith("/check-runs")]) == 1
+
 async def test_a_job_survives_its_worker_being_killed(start, fake: FakeGitHub, repo) -> None:
     web = await start("web", JOB_TIMEOUT_SECONDS=2)
     first = await start("worker", JOB_TIMEOUT_SECONDS=2)

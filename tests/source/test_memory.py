@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from bot.claims.verdict_cache import FORMAT, PageBuilder, VerdictCache
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 from bot.claims.versions import lines_version
 from bot.ground.reading import read_page
-from bot.source import memory
+from bot.source import memory, safeio
 from bot.source.git import GitRepository
 from bot.source.memory import (
     INDEX_FILE,
@@ -377,3 +378,69 @@ async def test_redis_unreachable_costs_reads_never_the_check(caplog: pytest.LogC
     said = warnings(caplog)
     assert any("could not be written" in s for s in said) and any("could not be read" in s for s in said)
     await gone.aclose()
+
+
+async def test_two_checks_keeping_their_memory_at_once_lose_neither_ones_index(tmp_path: Path) -> None:
+    """Both read the index before either keeps what it learnt: the second merges what the first wrote meanwhile."""
+    first, second = GitDirMemory(tmp_path), GitDirMemory(tmp_path)
+    await first.index([A, B])
+    await second.index([A, B])
+    await first.keep(learnt({A: frozenset({"src/a.py"})}), None)
+    await second.keep(learnt({B: frozenset({"src/b.py"})}), None)
+    assert known(await GitDirMemory(tmp_path).index([A, B])) == {A: frozenset({"src/a.py"}), B: frozenset({"src/b.py"})}
+
+
+@pytest.fixture(params=["posix", "lstat"])
+def file_checks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both ways the memory's files are checked: POSIX's O_NOFOLLOW and fstat, and (as on Windows) lstat first."""
+    if request.param == "lstat":
+        monkeypatch.setattr(safeio, "POSIX", False)
+    return str(request.param)
+
+
+@pytest.mark.parametrize("planted", ["fifo", "dev-zero", "folder"])
+async def test_what_is_not_a_regular_file_in_a_stores_place_is_ignored_then_replaced(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, file_checks: str, planted: str
+) -> None:
+    for name in (INDEX_FILE, VERDICTS_FILE):
+        if planted == "fifo":
+            os.mkfifo(tmp_path / name)
+        elif planted == "dev-zero":
+            (tmp_path / name).symlink_to("/dev/zero")
+        else:
+            (tmp_path / name).mkdir()
+    store = GitDirMemory(tmp_path)
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        assert known(await store.index([A])) == {}
+        assert len(await store.verdicts("ctx")) == 0
+        await store.keep(learnt({A: frozenset({"x"})}), verdicts("ctx", A))
+    said = warnings(caplog)
+    what = "a symlink" if planted == "dev-zero" else "not a regular file"
+    assert said[:2] == [
+        f"{tmp_path / name} is {what}: not read, and replaced after this sweep" for name in (INDEX_FILE, VERDICTS_FILE)
+    ]
+    if planted == "folder":  # a folder cannot be renamed over: left, and said once
+        assert said[2:] == [s for s in said[2:] if "the next sweep starts cold" in s] and len(said) == 3
+        return
+    assert said[2:] == []
+    assert stored_files(tmp_path) == [INDEX_FILE, VERDICTS_FILE]  # regular files now, no temporary file left
+    assert not any((tmp_path / name).is_symlink() for name in (INDEX_FILE, VERDICTS_FILE))
+    fresh = GitDirMemory(tmp_path)
+    assert known(await fresh.index([A])) == {A: frozenset({"x"})} and len(await fresh.verdicts("ctx")) == 1
+
+
+async def test_a_symlinked_memory_folder_is_never_read_or_written_through(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, file_checks: str
+) -> None:
+    target = tmp_path / "target"
+    await GitDirMemory(target).keep(learnt({A: frozenset({"x"})}), verdicts("ctx", A))
+    before = {name: (target / name).read_bytes() for name in stored_files(target)}
+    (tmp_path / "wikiwarden").symlink_to(target, target_is_directory=True)
+    store = GitDirMemory(tmp_path / "wikiwarden")
+    with caplog.at_level(logging.WARNING, logger=memory.__name__):
+        assert known(await store.index([A])) == {}  # not read through the link either
+        await store.keep(learnt({B: None}), verdicts("ctx", B))
+    assert warnings(caplog) == [
+        f"{tmp_path / 'wikiwarden'} is a symlink: the sweep's memory is neither read nor kept through it"
+    ]
+    assert {name: (target / name).read_bytes() for name in stored_files(target)} == before
