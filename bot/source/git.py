@@ -14,13 +14,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -28,7 +29,8 @@ from typing import NamedTuple
 from cachetools import LRUCache
 
 from ..claims.errors import UnreadableFileError
-from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label, git_blob_id
+from . import gitclean
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
@@ -62,6 +64,26 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
         message = " ".join(done.stderr.decode("utf-8", "replace").split())[:500] or f"exit status {done.returncode}"
         raise GitError(f"git {args[0]} failed: {message}")
     return done.stdout
+
+
+def _git_side_by_side(cwd: Path, *commands: tuple[str, ...], exit_ok: Iterable[int] = ()) -> list[bytes]:
+    """The output of each git command, the commands run side by side (their start-up costs overlap); GitError as
+    `_git` raises it, but for the exit statuses `exit_ok` allows (besides 0)."""
+    allowed = {0, *exit_ok}
+    try:
+        pipe = subprocess.PIPE
+        running = [
+            subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=pipe, stderr=pipe)
+            for args in commands
+        ]
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc
+    answers = [process.communicate() for process in running]  # every one waited for, even when one failed
+    for args, process, (_, err) in zip(commands, running, answers, strict=True):
+        if process.returncode not in allowed:
+            message = " ".join(err.decode("utf-8", "replace").split())[:500] or f"exit status {process.returncode}"
+            raise GitError(f"git {args[0]} failed: {message}")
+    return [out for out, _ in answers]
 
 
 _SYMLINK_MODE = "120000"
@@ -376,19 +398,6 @@ class GitRepository:
 
         return added("--ita-visible-in-index") - added()
 
-    def unmodified_blobs(self) -> dict[str, str]:
-        """Blob ids of the regular files the working tree holds exactly as git's index does, by path: learnt from
-        the index and git's stat cache, reading no file (a file whose stat changed counts as modified, even if its
-        bytes did not; git compares the bytes of a racily clean one)."""
-        listing = {}
-        for record in self.git("ls-files", "--stage", "-z").split(b"\0"):
-            meta, _, name = record.partition(b"\t")
-            if meta.startswith((b"100644 ", b"100755 ")) and meta.endswith(b" 0"):
-                listing[name.decode("utf-8", "surrogateescape")] = meta[7:47].decode()
-        for name in self.git("diff-files", "--name-only", "-z", "--no-renames").split(b"\0"):
-            listing.pop(name.decode("utf-8", "surrogateescape"), None)
-        return listing
-
     def head_commit(self) -> str | None:
         """HEAD's commit id; None before the first commit (an unborn branch)."""
         try:
@@ -481,7 +490,7 @@ class GitRepository:
         return CommitSnapshot(self, self.resolve(rev), label or rev)
 
     def worktree(self) -> WorktreeSnapshot:
-        return WorktreeSnapshot(self.root, blobs=self.unmodified_blobs)
+        return WorktreeSnapshot(self.root, repo=self)
 
     def staged(self) -> IndexSnapshot:
         return IndexSnapshot(self)
@@ -577,6 +586,14 @@ def base_listing(head: dict[str, TreeEntry], diffed: Iterable[DiffedFile]) -> di
     return listing
 
 
+def _lacks(path: str, oid: str) -> str:
+    return (
+        f"{path}: the object store lacks this file (blob {oid[:12]}; a partial clone whose remote cannot be "
+        "reached, or a trimmed mirror?): check again once the remote can be reached (git fetches it then), "
+        "or restore the objects with `git fetch --refetch`"
+    )
+
+
 class _StoredSnapshot:
     """Paths listed with their blob ids, the blobs read from git's object store: a commit's tree, or the index."""
 
@@ -625,11 +642,7 @@ class _StoredSnapshot:
         try:
             return self.repo.read_blobs([oid])[oid]
         except MissingObjectError:
-            raise MissingObjectError(
-                f"{path}: the object store lacks this file (blob {oid[:12]}; a partial clone whose remote cannot be "
-                "reached, or a trimmed mirror?): check again once the remote can be reached (git fetches it then), "
-                "or restore the objects with `git fetch --refetch`"
-            ) from None
+            raise MissingObjectError(_lacks(path, oid)) from None
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Learn the sizes of many files in one pipelined batch, then ask git for those small enough to keep, in
@@ -689,20 +702,168 @@ class IndexSnapshot(_StoredSnapshot):
         return list(self._tree)
 
 
-class WorktreeSnapshot:
-    """The files on disk, uncommitted changes included, as OpenWiki itself reads them."""
+# What `git config` is asked for the working tree's conversions: core.autocrlf, where attributes may come from,
+# and the filter drivers (names as git prints them: section and variable lowercased, a driver's name as written).
+_CONVERSION_CONFIG = r"^(core\.(autocrlf|attributesfile)|attr\.tree|filter\..+\.(clean|process|required))$"
 
-    def __init__(
-        self, root: Path, label: str = "working tree", blobs: Callable[[], dict[str, str]] | None = None
-    ) -> None:
+
+class _WorktreeGit:
+    """What git knows of a working tree, asked once per snapshot: git's index (each file's blob id, and which
+    files are marked assume-unchanged or skip-worktree), git's settings for the clean conversions, and whether
+    any attributes file may choose one; which files git's stat info shows modified is asked when first needed."""
+
+    def __init__(self, repo: GitRepository) -> None:
+        self.repo = repo
+        listing, config = _git_side_by_side(
+            repo.root,
+            ("ls-files", "-v", "--stage", "-z"),
+            ("config", "-z", "--get-regexp", _CONVERSION_CONFIG),
+            exit_ok=(1,),  # `git config --get-regexp` finding nothing
+        )
+        self.files: dict[str, str] = {}  # regular files of the index (stage 0) → blob id
+        self.flagged: set[str] = set()  # assume-unchanged or skip-worktree: git does not look at the file on disk
+        self.skipped: set[str] = set()  # skip-worktree (a sparse checkout's files outside its cone, for one)
+        tracked_attributes = False
+        for record in listing.split(b"\0"):
+            meta, _, name = record.partition(b"\t")
+            if len(meta) < 50:
+                continue
+            path = name.decode("utf-8", "surrogateescape")
+            tag = meta[:1]
+            if meta[2:].startswith((b"100644 ", b"100755 ")) and meta.endswith(b" 0"):
+                self.files[path] = meta[9:].split(b" ", 1)[0].decode()
+            if tag.islower():  # `-v`: assume-unchanged
+                self.flagged.add(path)
+            if tag in (b"S", b"s"):
+                self.flagged.add(path)
+                self.skipped.add(path)
+            if path == ".gitattributes" or path.endswith("/.gitattributes"):
+                tracked_attributes = True
+        entries = []
+        for item in config.split(b"\0"):
+            if item:
+                key, newline, value = item.decode("utf-8", "surrogateescape").partition("\n")
+                entries.append((key, value if newline else None))
+        self.settings = gitclean.settings(entries)
+        self.attributes = tracked_attributes or _attribute_files_exist(repo, entries)
+        self.converting = self.settings.autocrlf != "false" or self.attributes
+        self._modified: set[str] | None = None
+        self._conversions: dict[str, gitclean.Conversion] = {}
+
+    @property
+    def modified(self) -> set[str]:
+        """Files git's stat info shows changed since git last wrote or hashed them (a racily clean one git hashes
+        again); assume-unchanged and skip-worktree files are never among them."""
+        if self._modified is None:
+            out = self.repo.git("diff-files", "--name-only", "-z", "--no-renames")
+            self._modified = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        return self._modified
+
+    def unmodified(self, path: str) -> str | None:
+        """The blob id of a regular file git's index holds and sees unmodified on disk (no flag, stat unchanged):
+        git stores exactly that blob for it."""
+        oid = self.files.get(path)
+        if oid is None or path in self.flagged or path in self.modified:
+            return None
+        return oid
+
+    def conversion(self, path: str) -> gitclean.Conversion:
+        """The clean conversions git applies to `path` (`learn` asks git about many at once)."""
+        if not self.converting:
+            return gitclean.NONE
+        known = self._conversions.get(path)
+        if known is None:
+            self.learn([path])
+            known = self._conversions[path]
+        return known
+
+    def learn(self, paths: Iterable[str]) -> None:
+        """The conversions of `paths`, from one `git check-attr` (none when no attributes file exists)."""
+        if not self.converting:
+            return
+        unknown = [p for p in dict.fromkeys(paths) if p not in self._conversions]
+        if not unknown:
+            return
+        if not self.attributes:
+            for path in unknown:
+                self._conversions[path] = gitclean.conversion({}, self.settings)
+            return
+        attributes: dict[str, dict[str, str]] = {path: {} for path in unknown}
+        out = _git(
+            self.repo.root,
+            "check-attr", "-z", "--stdin", *gitclean.ATTRIBUTES,
+            input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in unknown),
+        )  # fmt: skip
+        for path, attribute, value in gitclean.check_attr_records(out):
+            attributes.setdefault(path, {})[attribute] = value
+        for path in unknown:
+            self._conversions[path] = gitclean.conversion(attributes[path], self.settings)
+
+
+def _attribute_files_exist(repo: GitRepository, config: list[tuple[str, str | None]]) -> bool:
+    """Whether an attributes file other than the tracked `.gitattributes` files may set attributes: the top
+    folder's `.gitattributes` (untracked), `$GIT_COMMON_DIR/info/attributes`, the user's (`core.attributesFile`,
+    else `$XDG_CONFIG_HOME/git/attributes`) and the system's (`/etc/gitattributes`, or beside the git program);
+    `attr.tree` or `$GIT_ATTR_SOURCE` name a tree of attributes."""
+    if os.environ.get("GIT_ATTR_SOURCE"):
+        return True
+    user: str | None = None
+    for key, value in config:
+        if key.lower() == "attr.tree":
+            return True
+        if key.lower() == "core.attributesfile":
+            user = value
+    home = os.environ.get("HOME", "")
+    if user:
+        user = home + user[1:] if user.startswith("~/") else user
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
+        user = f"{xdg}/git/attributes" if xdg else None
+    candidates = [repo.root / ".gitattributes", repo.common_dir() / "info" / "attributes"]
+    if user:
+        candidates.append(repo.root / user)  # a relative core.attributesFile is git's working folder's: the top
+    if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        candidates.append(Path("/etc/gitattributes"))
+        program = shutil.which("git")
+        if program:
+            candidates += [Path(program).parent.parent / "etc" / "gitattributes"]
+            candidates += [Path(program).resolve().parent.parent / "etc" / "gitattributes"]
+    for candidate in candidates:
+        with contextlib.suppress(OSError):
+            if candidate.stat().st_size > 0:
+                return True
+    return False
+
+
+class WorktreeSnapshot:
+    """The files on disk, uncommitted changes included, read as git sees them: the bytes `git add` would store.
+
+    Where git's settings and attributes convert nothing (no `core.autocrlf`, no attributes file: the common case)
+    those are the bytes on disk. Otherwise each file's conversions are asked of git (`git check-attr`) once: a file
+    git converts is read from git's index while git sees it unmodified (what git stores for it, exactly: a CRLF
+    checkout of an LF repository is not a change), and from the disk through the clean conversions (`gitclean`)
+    once edited. A file's blob id (`blob_id`) is the index's for a file git sees unmodified, the hash of the bytes
+    read for a file git does not look at (assume-unchanged, skip-worktree), and unknown for an edited one. A
+    skip-worktree file absent from the disk (a sparse checkout) is read from the index, as git sees it.
+
+    Without a repository (`repo` None) the files are read as they are on disk.
+    """
+
+    def __init__(self, root: Path, label: str = "working tree", repo: GitRepository | None = None) -> None:
         self.root = root
         self.label = label
         self.commit: str | None = None
+        self._repo = repo
+        self._git_view: _WorktreeGit | None = None
         self._dir_is_real: dict[str, bool] = {}
-        self._learn_blobs = blobs  # the blob ids git knows for unmodified files, asked for on first use
-        self._blobs: dict[str, str] | None = None
         self._root = str(root)
         self._entries: dict[str, Entry | None] = {}
+        self._hashed: dict[str, bytes] = {}  # files git does not look at, read to name their bytes (`blob_id`)
+
+    def _git(self) -> _WorktreeGit | None:
+        if self._git_view is None and self._repo is not None:
+            self._git_view = _WorktreeGit(self._repo)
+        return self._git_view
 
     def _real_dir(self, relative: str) -> bool:
         """Whether a folder on the way to a file is a real folder (not a symlink to one)."""
@@ -730,28 +891,105 @@ class WorktreeSnapshot:
         try:
             info = os.lstat(f"{self._root}/{path}")
         except (FileNotFoundError, NotADirectoryError):
-            return None
+            git = self._git()
+            return Entry(Kind.FILE) if git is not None and self._sparse(git, path) is not None else None
         if stat.S_ISLNK(info.st_mode):
             return Entry(Kind.SYMLINK)
         if stat.S_ISREG(info.st_mode):
-            return Entry(Kind.FILE, info.st_size)
+            git = self._git()
+            # converted, its size is the stored blob's, known once read (a conversion only shrinks a file's bytes)
+            return Entry(Kind.FILE, None if git is not None and git.converting else info.st_size)
         if stat.S_ISDIR(info.st_mode):
             return Entry(Kind.DIRECTORY)
         return Entry(Kind.OTHER)
 
-    def read(self, path: str) -> bytes:
+    def _sparse(self, git: _WorktreeGit, path: str) -> str | None:
+        """The index's blob id of a skip-worktree file absent from the disk (git sees it unmodified)."""
+        if path not in git.skipped or os.path.lexists(f"{self._root}/{path}"):
+            return None
+        return git.files.get(path)
+
+    def _disk(self, path: str) -> bytes:
         with open(f"{self._root}/{path}", "rb") as file:
             return file.read()
 
+    def read(self, path: str) -> bytes:
+        git = self._git()
+        if git is None:
+            return self._disk(path)
+        hashed = self._hashed.get(path)
+        if hashed is not None:
+            return hashed
+        stored = self._sparse(git, path)
+        if stored is None:
+            converting = git.conversion(path)
+            if converting.identity:
+                return self._disk(path)
+            stored = git.unmodified(path)
+            if stored is None:
+                return self._cleaned(git, path, converting)
+        return self._stored(path, stored)
+
+    def _stored(self, path: str, oid: str) -> bytes:
+        assert self._repo is not None
+        try:
+            return self._repo.read_blobs([oid])[oid]
+        except MissingObjectError:
+            raise MissingObjectError(_lacks(path, oid)) from None
+
+    def _cleaned(self, git: _WorktreeGit, path: str, converting: gitclean.Conversion) -> bytes:
+        """A file git converts, edited since git wrote it: its bytes on disk through git's clean conversions."""
+        if converting.unreproduced is not None:
+            raise UnreadableFileError(
+                f"{path}: {converting.unreproduced}, and the file differs from git's index: the bytes git would "
+                "store for it are known once it is staged (`git add`, then `wikiwarden check --staged`) or committed"
+            )
+
+        def index_has_crlf() -> bool:
+            oid = git.files.get(path)
+            return oid is not None and gitclean.has_crlf_text(self._stored(path, oid))
+
+        return gitclean.clean(self._disk(path), converting, index_has_crlf)
+
     def prefetch(self, paths: Iterable[str]) -> None:
-        """Nothing to batch on a local disk."""
+        """Where git converts files: their conversions asked of git in one batch, and the blobs of those read from
+        git's index asked for in one pipelined batch (nothing to batch on a local disk otherwise)."""
+        git = self._git()
+        if git is None or not git.converting:
+            return
+        wanted = list(paths)
+        git.learn(wanted)
+        assert self._repo is not None
+        oids = [
+            oid
+            for path in wanted
+            if not git.conversion(path).identity and (oid := git.unmodified(path) or self._sparse(git, path))
+        ]
+        sizes = self._repo.sizes(oids)
+        small = _BLOB_CACHE_BYTES // 8
+        self._repo.read_ahead(oid for oid in oids if (size := sizes[oid]) is not None and size <= small)
 
     def blob_id(self, path: str) -> str | None:
-        """git's blob id for a file left as the index has it (a modified or untracked file has none: its bytes
-        would have to be read to name them)."""
-        if self._blobs is None:
-            self._blobs = self._learn_blobs() if self._learn_blobs is not None else {}
-        return self._blobs.get(path)
+        """git's blob id of the bytes `read` gives for a regular file git tracks, when known without reading it: the
+        index's while git sees the file unmodified. A file git does not look at (assume-unchanged, skip-worktree)
+        may differ from the index: it is read and hashed. An edited or untracked file has none (its bytes would have
+        to be read to be named)."""
+        git = self._git()
+        if git is None or path not in git.files:
+            return None
+        if path not in git.flagged:
+            return git.unmodified(path)
+        sparse = self._sparse(git, path)
+        if sparse is not None:
+            return sparse
+        entry = self.entry(path)
+        if entry is None or entry.kind is not Kind.FILE:
+            return None
+        try:
+            data = self._hashed[path] = self.read(path)
+        except (OSError, UnreadableFileError):
+            return None
+        return git_blob_id(data)
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         base = self.root / top
