@@ -4,9 +4,10 @@ Blobs come through one long-lived `git cat-file --batch` process (never a proces
 by blob id, and their sizes through one `--batch-check` process; trees come from `git ls-tree` without
 sizes, so listing a tree reads no blob (in a partial clone, `--long` would fetch every one). Only what the
 wiki cites is read, and a blob the object store lacks is an error on the claims citing it. Changes come
-from `git diff -M` (git's rename detection). The working tree is a snapshot too, so uncommitted changes
-can be checked before they are committed, and so is git's index, so a pre-commit hook checks what the commit
-will hold (staged edits, not unstaged ones).
+from `git diff -M` (git's rename detection; in a partial clone, without reading a blob it lacks: `_diff`). The
+working tree is a snapshot too, read as git would store it (its clean conversions: `WorktreeSnapshot`), so
+uncommitted changes can be checked before they are committed, and so is git's index, so a pre-commit hook checks
+what the commit will hold (staged edits, not unstaged ones).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -87,9 +88,10 @@ def _git_side_by_side(cwd: Path, *commands: tuple[str, ...], exit_ok: Iterable[i
 
 
 _SYMLINK_MODE = "120000"
-# What a change is: full ids and modes at both ends, renames found, no user diff drivers, submodules always listed.
+# What a change is: full ids and modes at both ends, no user diff drivers, submodules always listed (renames: `_diff`).
 _PATHSPECS_PER_LOG = 200  # paths one `git log` is limited to (a command line stays short)
-_DIFF_RAW = ("diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none")
+_PATHSPEC_BYTES = 100_000  # the pathspecs of one `git diff` looking for renames (far below any system's limit)
+_DIFF_RAW = ("diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none")
 _LS_TREE_RECORD = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")  # `ls-tree -z`: mode, type, id, path
 
 
@@ -270,6 +272,11 @@ class GitRepository:
         self._trees: dict[str, dict[str, TreeEntry]] = {}
         self._commits: set[str] = set()  # full commit ids `resolve` gave
         self._diffed: dict[str, tuple[str, tuple[DiffedFile, ...]]] = {}  # base commit → (head commit, raw diff)
+        self._partial: bool | None = None  # a partial clone (`is_partial`)
+        # diffs whose renames are only the exact ones (a partial clone lacking a blob: `_diff`), by (base, head,
+        # staged); and the changes made of them, by id (the change kept, so its id names it)
+        self._exact_only: dict[tuple[str, str | None, bool], tuple[DiffedFile, ...]] = {}
+        self._unpaired: dict[int, tuple[Change, tuple[str, str | None, bool]]] = {}
         _OPEN.add(self)
 
     @staticmethod
@@ -502,7 +509,42 @@ class GitRepository:
         diffed = self._diff(base_snapshot.commit, head, staged=staged)
         if head is not None:
             self._diffed[base_snapshot.commit] = (head, diffed)
-        return Change(base_snapshot, self._file_changes(diffed, untracked=head is None and not staged))
+        change = Change(base_snapshot, self._file_changes(diffed, untracked=head is None and not staged))
+        key = (base_snapshot.commit, head, staged)
+        if key in self._exact_only:
+            self._unpaired[id(change)] = (change, key)
+        return change
+
+    def renames(self, change: Change, deleted: Collection[str]) -> Change:
+        """`change` with git's renames (`-M`) looked for from the files of `deleted` it shows deleted, when its diff
+        found only the exact ones (a partial clone lacking a blob: `_diff`): git reads those files' blobs (fetching
+        them: they are the ones the wiki cites) and the added files' (a sweep reads those anyway when a file it
+        cites is touched), no other. `change` itself when there is nothing to look for, or the blobs cannot be had
+        (the claims citing them are errors then)."""
+        known = self._unpaired.get(id(change))
+        if known is None or known[0] is not change:
+            return change
+        base, head, staged = key = known[1]
+        listed = self._exact_only[key]
+        gone = {f.old_path for f in listed if f.status == "D"} & set(deleted)
+        added = [f.new_path for f in listed if f.status == "A"]
+        specs = [f":(literal){path}" for path in (*sorted(gone), *added)]
+        if not gone or not added or sum(len(spec) + 1 for spec in specs) > _PATHSPEC_BYTES:
+            return change
+        try:
+            found = self._raw_diff(base, head, staged=staged, renames=True, paths=specs)
+        except GitError:
+            return change
+        pairs = {f.old_path: f.new_path for f, _ in found if f.status == "R" and f.old_path in gone}
+        if not pairs:
+            return change
+        targets = set(pairs.values())
+        files = [
+            FileChange(f.old_path, pairs[f.old_path]) if f.new_path is None and f.old_path in pairs else f
+            for f in change.files
+            if not (f.old_path is None and f.new_path in targets)
+        ]
+        return Change(change.base, tuple(files))
 
     def changes(self, base: str, head: str | None = None, *, staged: bool = False) -> tuple[FileChange, ...]:
         """Files that differ from commit `base` to commit `head`, or to the index when `staged`, or to the working
@@ -515,20 +557,44 @@ class GitRepository:
         return self._file_changes(self._diff(base, head, staged=staged), untracked=head is None and not staged)
 
     def _diff(self, base: str, head: str | None, *, staged: bool) -> tuple[DiffedFile, ...]:
-        """`git diff --raw` from `base` (see `changes`): each file's status, paths and entry at the base."""
+        """`git diff --raw` from `base` (see `changes`): each file's status, paths and entry at the base.
+
+        Renames are git's (`-M`), which reads the deleted and added files' blobs to compare them. In a partial
+        clone a blob its object store lacks would be fetched for that, or, the remote out of reach, fail the whole
+        diff: there the diff is listed without renames first (no blob read), and when a deleted or an added file's
+        blob is missing, renames are only those git finds without reading a blob, files of identical content
+        (`_exact_renames`); otherwise git's `-M` runs as everywhere else.
+        """
         if staged and head is not None:
             raise ValueError("a change ends at a commit or at the index, not both")
-        args = [*_DIFF_RAW]
+        if not self.is_partial():
+            return tuple(file for file, _ in self._raw_diff(base, head, staged=staged, renames=True))
+        listed = self._raw_diff(base, head, staged=staged, renames=False)
+        deleted = [file.old.oid for file, _ in listed if file.status == "D" and file.old is not None]
+        added = [new.oid for file, new in listed if file.status == "A" and new is not None]
+        if not deleted or not added:
+            return tuple(file for file, _ in listed)  # nothing to pair
+        if not self._lacks_any(base, head, deleted, added):
+            return tuple(file for file, _ in self._raw_diff(base, head, staged=staged, renames=True))
+        exact = self._exact_only[base, head, staged] = _exact_renames(listed)
+        return exact
+
+    def _raw_diff(
+        self, base: str, head: str | None, *, staged: bool, renames: bool, paths: Sequence[str] = ()
+    ) -> list[tuple[DiffedFile, TreeEntry | None]]:
+        """Each file of `git diff --raw` (limited to the pathspecs `paths`, when given) with its entry at the head
+        (None when deleted)."""
+        args = [*_DIFF_RAW, "-M" if renames else "--no-renames"]
         if staged:
             args.append("--cached")
         args.append(base)
         if head is not None:
             args.append(head)
-        fields = self.git(*args, "--").split(b"\0")
-        diffed: list[DiffedFile] = []
+        fields = self.git(*args, "--", *paths).split(b"\0")
+        diffed: list[tuple[DiffedFile, TreeEntry | None]] = []
         i = 0
         while i < len(fields) and fields[i]:
-            old_mode, _, old_oid, _, status = fields[i][1:].decode().split(" ")
+            old_mode, new_mode, old_oid, new_oid, status = fields[i][1:].decode().split(" ")
             if status[0] in "RC":
                 old, new = fields[i + 1], fields[i + 2]
                 i += 3
@@ -536,12 +602,38 @@ class GitRepository:
                 old = new = fields[i + 1]
                 i += 2
             entry = TreeEntry(old_mode, old_oid) if status[0] not in "AC" else None
-            diffed.append(
-                DiffedFile(
-                    status[0], old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"), entry
-                )
+            file = DiffedFile(
+                status[0], old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"), entry
             )
-        return tuple(diffed)
+            diffed.append((file, TreeEntry(new_mode, new_oid) if status[0] != "D" else None))
+        return diffed
+
+    def is_partial(self) -> bool:
+        """Whether this is a partial clone (`git clone --filter`): its object store may lack blobs, fetched from
+        a promisor remote when asked for. Told by the repository's config file (`extensions.partialClone`, or a
+        remote's `promisor`), read once."""
+        if self._partial is None:
+            try:
+                text = (self.common_dir() / "config").read_text("utf-8", "replace").lower()
+            except OSError:
+                text = ""
+            self._partial = "partialclone" in text or "promisor" in text
+        return self._partial
+
+    def _lacks_any(self, base: str, head: str | None, deleted: list[str], added: list[str]) -> bool:
+        """Whether the object store lacks one of these blobs, `deleted` at `base` and `added` at `head` (a commit;
+        the index's or the working tree's are on disk): asked of `git rev-list --missing=print` over the trees,
+        which fetches nothing."""
+        base_tree = f"{self.resolve(base)}^{{tree}}"
+        listing = ("rev-list", "--objects", "--missing=print", "--no-object-names")
+        if head is None:
+            outputs = [self.git(*listing, base_tree)]
+        else:
+            head_tree = f"{self.resolve(head)}^{{tree}}"
+            commands = ((*listing, base_tree, f"^{head_tree}"), (*listing, head_tree, f"^{base_tree}"))
+            outputs = _git_side_by_side(self.root, *commands)
+        missing = {line[1:] for out in outputs for line in out.decode().split() if line.startswith("?")}
+        return any(oid in missing for oid in deleted) or (head is not None and any(oid in missing for oid in added))
 
     def _file_changes(self, diffed: tuple[DiffedFile, ...], *, untracked: bool) -> tuple[FileChange, ...]:
         changes: list[FileChange] = []
@@ -566,6 +658,36 @@ class DiffedFile(NamedTuple):
     old_path: str
     new_path: str
     old: TreeEntry | None
+
+
+def _kind_of(mode: str) -> str | None:
+    return "file" if mode in ("100644", "100755") else "symlink" if mode == _SYMLINK_MODE else None
+
+
+def _exact_renames(listed: list[tuple[DiffedFile, TreeEntry | None]]) -> tuple[DiffedFile, ...]:
+    """A diff listed without renames, with git's exact renames found in it: a deleted file and an added one of the
+    same blob (and kind) are a rename; of several deleted candidates, the one of the same file name, else the
+    first. No blob is read."""
+    sources: dict[tuple[str, str | None], list[DiffedFile]] = {}
+    for file, _ in listed:
+        if file.status == "D" and file.old is not None and _kind_of(file.old.mode) is not None:
+            sources.setdefault((file.old.oid, _kind_of(file.old.mode)), []).append(file)
+    taken: set[str] = set()
+    renamed: dict[str, DiffedFile] = {}  # the added path → its rename
+    for file, new in listed:
+        if file.status != "A" or new is None or _kind_of(new.mode) is None or not new.oid.strip("0"):
+            continue
+        candidates = [s for s in sources.get((new.oid, _kind_of(new.mode)), ()) if s.old_path not in taken]
+        if candidates:
+            name = file.new_path.rpartition("/")[2]
+            source = next((s for s in candidates if s.old_path.rpartition("/")[2] == name), candidates[0])
+            taken.add(source.old_path)
+            renamed[file.new_path] = DiffedFile("R", source.old_path, file.new_path, source.old)
+    return tuple(
+        renamed.get(file.new_path, file) if file.status == "A" else file
+        for file, _ in listed
+        if not (file.status == "D" and file.old_path in taken)
+    )
 
 
 def base_listing(head: dict[str, TreeEntry], diffed: Iterable[DiffedFile]) -> dict[str, TreeEntry] | None:
@@ -1027,6 +1149,9 @@ class LocalSource:
         if merge_base:
             start = self.repo.git("merge-base", "--end-of-options", base, head.commit or "HEAD").decode().strip()
         return self.repo.change(start, head.commit, label or base, staged=isinstance(head, IndexSnapshot))
+
+    async def renames(self, change: Change, deleted: Collection[str]) -> Change:
+        return self.repo.renames(change, deleted)
 
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
         snapshot.prefetch(paths)
