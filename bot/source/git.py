@@ -824,28 +824,47 @@ class IndexSnapshot(_StoredSnapshot):
         return list(self._tree)
 
 
-# What `git config` is asked for the working tree's conversions: core.autocrlf, where attributes may come from,
-# and the filter drivers (names as git prints them: section and variable lowercased, a driver's name as written).
-_CONVERSION_CONFIG = r"^(core\.(autocrlf|attributesfile)|attr\.tree|filter\..+\.(clean|process|required))$"
+# What `git config` is asked for the working tree: core.autocrlf, where attributes may come from, the filter drivers
+# (names as git prints them: section and variable lowercased, a driver's name as written), and a sparse checkout.
+_WORKTREE_CONFIG = r"^(core\.(autocrlf|attributesfile|sparsecheckout)|attr\.tree|filter\..+\.(clean|process|required))$"
 
 
 class _WorktreeGit:
-    """What git knows of a working tree, asked once per snapshot: git's index (each file's blob id, and which
-    files are marked assume-unchanged or skip-worktree), git's settings for the clean conversions, and whether
-    any attributes file may choose one; which files git's stat info shows modified is asked when first needed."""
+    """What git knows of a working tree, asked once per snapshot: git's settings for the clean conversions and
+    whether any attributes file may choose one (one `git config` and a `git ls-files` of the `.gitattributes`
+    files, side by side); and when first needed, git's index (each file's blob id, and which files are marked
+    assume-unchanged or skip-worktree) and which files its stat info shows modified (side by side again)."""
 
     def __init__(self, repo: GitRepository) -> None:
         self.repo = repo
-        listing, config = _git_side_by_side(
+        config, attributes = _git_side_by_side(
             repo.root,
-            ("ls-files", "-v", "--stage", "-z"),
-            ("config", "-z", "--get-regexp", _CONVERSION_CONFIG),
+            ("config", "-z", "--get-regexp", _WORKTREE_CONFIG),
+            ("ls-files", "-z", "--", ":(glob)**/.gitattributes"),
             exit_ok=(1,),  # `git config --get-regexp` finding nothing
         )
-        self.files: dict[str, str] = {}  # regular files of the index (stage 0) → blob id
-        self.flagged: set[str] = set()  # assume-unchanged or skip-worktree: git does not look at the file on disk
-        self.skipped: set[str] = set()  # skip-worktree (a sparse checkout's files outside its cone, for one)
-        tracked_attributes = False
+        entries = []
+        for item in config.split(b"\0"):
+            if item:
+                key, newline, value = item.decode("utf-8", "surrogateescape").partition("\n")
+                entries.append((key, value if newline else None))
+        self.settings = gitclean.settings(entries)
+        sparse = [value for key, value in entries if key.lower() == "core.sparsecheckout"]
+        self.sparse = bool(sparse) and gitclean.config_bool(sparse[-1])  # the last value wins
+        self.attributes = bool(attributes) or _attribute_files_exist(repo, entries)
+        self.converting = self.settings.autocrlf != "false" or self.attributes
+        self._files: dict[str, str] | None = None
+        self._flagged: set[str] = set()
+        self._skipped: set[str] = set()
+        self._modified: set[str] = set()
+        self._conversions: dict[str, gitclean.Conversion] = {}
+
+    def _index(self) -> dict[str, str]:
+        """The index's regular files (their flags and git's stat view of them kept beside)."""
+        listing, modified = _git_side_by_side(
+            self.repo.root, ("ls-files", "-v", "--stage", "-z"), ("diff-files", "--name-only", "-z", "--no-renames")
+        )
+        files: dict[str, str] = {}
         for record in listing.split(b"\0"):
             meta, _, name = record.partition(b"\t")
             if len(meta) < 50:
@@ -853,32 +872,42 @@ class _WorktreeGit:
             path = name.decode("utf-8", "surrogateescape")
             tag = meta[:1]
             if meta[2:].startswith((b"100644 ", b"100755 ")) and meta.endswith(b" 0"):
-                self.files[path] = meta[9:].split(b" ", 1)[0].decode()
+                files[path] = meta[9:].split(b" ", 1)[0].decode()
             if tag.islower():  # `-v`: assume-unchanged
-                self.flagged.add(path)
+                self._flagged.add(path)
             if tag in (b"S", b"s"):
-                self.flagged.add(path)
-                self.skipped.add(path)
-            if path == ".gitattributes" or path.endswith("/.gitattributes"):
-                tracked_attributes = True
-        entries = []
-        for item in config.split(b"\0"):
-            if item:
-                key, newline, value = item.decode("utf-8", "surrogateescape").partition("\n")
-                entries.append((key, value if newline else None))
-        self.settings = gitclean.settings(entries)
-        self.attributes = tracked_attributes or _attribute_files_exist(repo, entries)
-        self.converting = self.settings.autocrlf != "false" or self.attributes
-        self._modified: set[str] | None = None
-        self._conversions: dict[str, gitclean.Conversion] = {}
+                self._flagged.add(path)
+                self._skipped.add(path)
+        self._modified = {p.decode("utf-8", "surrogateescape") for p in modified.split(b"\0") if p}
+        return files
+
+    @property
+    def files(self) -> dict[str, str]:
+        """The regular files of git's index (stage 0), by path: their blob ids."""
+        if self._files is None:
+            self._files = self._index()
+        return self._files
+
+    @property
+    def flagged(self) -> set[str]:
+        """Files marked assume-unchanged or skip-worktree: git does not look at them on disk."""
+        if self._files is None:
+            self._files = self._index()
+        return self._flagged
+
+    @property
+    def skipped(self) -> set[str]:
+        """Files marked skip-worktree (a sparse checkout's files outside its cone, for one)."""
+        if self._files is None:
+            self._files = self._index()
+        return self._skipped
 
     @property
     def modified(self) -> set[str]:
         """Files git's stat info shows changed since git last wrote or hashed them (a racily clean one git hashes
         again); assume-unchanged and skip-worktree files are never among them."""
-        if self._modified is None:
-            out = self.repo.git("diff-files", "--name-only", "-z", "--no-renames")
-            self._modified = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+        if self._files is None:
+            self._files = self._index()
         return self._modified
 
     def unmodified(self, path: str) -> str | None:
@@ -1026,8 +1055,9 @@ class WorktreeSnapshot:
         return Entry(Kind.OTHER)
 
     def _sparse(self, git: _WorktreeGit, path: str) -> str | None:
-        """The index's blob id of a skip-worktree file absent from the disk (git sees it unmodified)."""
-        if path not in git.skipped or os.path.lexists(f"{self._root}/{path}"):
+        """The index's blob id of a sparse checkout's skip-worktree file absent from the disk (git sees it
+        unmodified)."""
+        if not git.sparse or path not in git.skipped or os.path.lexists(f"{self._root}/{path}"):
             return None
         return git.files.get(path)
 

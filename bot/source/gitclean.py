@@ -64,9 +64,9 @@ class Conversion:
 NONE = Conversion()
 
 
-def _bool(value: str) -> bool:
+def config_bool(value: str | None) -> bool:
     """git's `git_config_bool` on a value `git config` printed (a key without `=` has no value: true)."""
-    lowered = value.strip().lower()
+    lowered = (value or "").strip().lower()
     if lowered in ("true", "yes", "on", ""):
         return True
     if lowered in ("false", "no", "off"):
@@ -86,14 +86,14 @@ def settings(entries: Iterable[tuple[str, str | None]]) -> Settings:
         section, _, rest = key.partition(".")
         if section.lower() == "core" and rest.lower() == "autocrlf":
             text = (value or "").strip().lower()
-            autocrlf = "input" if text == "input" else ("true" if _bool(value or "") else "false")
+            autocrlf = "input" if text == "input" else ("true" if config_bool(value) else "false")
         elif section.lower() == "filter" and "." in rest:
             name, _, variable = rest.rpartition(".")
             variable = variable.lower()
             if variable in ("clean", "process"):
                 commands[name, variable] = bool(value)  # an empty command runs nothing
             elif variable == "required":
-                required[name] = _bool(value or "")
+                required[name] = config_bool(value)
     names = {name for name, _ in commands} | set(required)
     runs = {name for (name, _), command in commands.items() if command}
     drivers = {name: Driver(name in runs, required.get(name, False)) for name in names}

@@ -141,6 +141,8 @@ def test_a_check_without_conversions_reads_the_disk_and_asks_git_nothing_more(re
         assert opened._cat is None and opened._check is None  # no object read
         view = worktree._git()
         assert view is not None and not view.converting
+        assert view._files is None  # nor the index listed: only a blob id needs it
+        assert worktree.blob_id("f.txt") == git_blob_id(CRLF)
 
 
 @pytest.mark.parametrize("flag", ["--assume-unchanged", "--skip-worktree"])
