@@ -830,19 +830,22 @@ _WORKTREE_CONFIG = r"^(core\.(autocrlf|attributesfile|sparsecheckout)|attr\.tree
 
 
 class _WorktreeGit:
-    """What git knows of a working tree, asked once per snapshot: git's settings for the clean conversions and
-    whether any attributes file may choose one (one `git config` and a `git ls-files` of the `.gitattributes`
-    files, side by side); and when first needed, git's index (each file's blob id, and which files are marked
+    """What git knows of a working tree, asked once per snapshot: git's settings for the clean conversions, and
+    the files (tracked, and untracked but not ignored: the listing every check's references and fix need anyway),
+    which say whether a `.gitattributes` file may choose a conversion (one `git config` and one `git ls-files`,
+    side by side); and when first needed, git's index (each file's blob id, and which files are marked
     assume-unchanged or skip-worktree) and which files its stat info shows modified (side by side again)."""
 
     def __init__(self, repo: GitRepository) -> None:
         self.repo = repo
-        config, attributes = _git_side_by_side(
+        config, listed = _git_side_by_side(
             repo.root,
             ("config", "-z", "--get-regexp", _WORKTREE_CONFIG),
-            ("ls-files", "-z", "--", ":(glob)**/.gitattributes"),
+            ("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
             exit_ok=(1,),  # `git config --get-regexp` finding nothing
         )
+        self.paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+        attributes = any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in self.paths)
         entries = []
         for item in config.split(b"\0"):
             if item:
@@ -952,10 +955,10 @@ class _WorktreeGit:
 
 
 def _attribute_files_exist(repo: GitRepository, config: list[tuple[str, str | None]]) -> bool:
-    """Whether an attributes file other than the tracked `.gitattributes` files may set attributes: the top
-    folder's `.gitattributes` (untracked), `$GIT_COMMON_DIR/info/attributes`, the user's (`core.attributesFile`,
-    else `$XDG_CONFIG_HOME/git/attributes`) and the system's (`/etc/gitattributes`, or beside the git program);
-    `attr.tree` or `$GIT_ATTR_SOURCE` name a tree of attributes."""
+    """Whether an attributes file other than the working tree's `.gitattributes` files may set attributes:
+    `$GIT_COMMON_DIR/info/attributes`, the user's (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`)
+    and the system's (`/etc/gitattributes`, or beside the git program); `attr.tree` or `$GIT_ATTR_SOURCE` name a
+    tree of attributes."""
     if os.environ.get("GIT_ATTR_SOURCE"):
         return True
     user: str | None = None
@@ -970,7 +973,7 @@ def _attribute_files_exist(repo: GitRepository, config: list[tuple[str, str | No
     else:
         xdg = os.environ.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
         user = f"{xdg}/git/attributes" if xdg else None
-    candidates = [repo.root / ".gitattributes", repo.common_dir() / "info" / "attributes"]
+    candidates = [repo.common_dir() / "info" / "attributes"]
     if user:
         candidates.append(repo.root / user)  # a relative core.attributesFile is git's working folder's: the top
     if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
@@ -1143,6 +1146,12 @@ class WorktreeSnapshot:
             return None
         return git_blob_id(data)
 
+    def paths(self) -> list[str] | None:
+        """Every file git lists in the working tree: tracked, and untracked but not ignored (listed once); None
+        without a repository."""
+        git = self._git()
+        return list(git.paths) if git is not None else None
+
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         base = self.root / top
         if not self._real_dir(top) or not base.is_dir():
@@ -1194,5 +1203,7 @@ class LocalSource:
             return list(self.repo.tree(snapshot.commit))
         if isinstance(snapshot, IndexSnapshot):
             return snapshot.paths()
+        if isinstance(snapshot, WorktreeSnapshot) and (listed := snapshot.paths()) is not None:
+            return listed
         tracked = self.repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         return [p.decode("utf-8", "surrogateescape") for p in tracked.split(b"\0") if p]
