@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 import subprocess
 import sys
@@ -25,13 +24,15 @@ from collections import deque
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from cachetools import LRUCache
 
 from ..claims.errors import UnreadableFileError
 from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label, git_blob_id
-from . import gitclean
+
+if TYPE_CHECKING:
+    from . import gitclean
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
@@ -837,6 +838,8 @@ class _WorktreeGit:
     assume-unchanged or skip-worktree) and which files its stat info shows modified (side by side again)."""
 
     def __init__(self, repo: GitRepository) -> None:
+        from . import gitclean  # noqa: PLC0415 - a check of a commit alone never loads it
+
         self.repo = repo
         config, listed = _git_side_by_side(
             repo.root,
@@ -861,6 +864,7 @@ class _WorktreeGit:
         self._skipped: set[str] = set()
         self._modified: set[str] = set()
         self._conversions: dict[str, gitclean.Conversion] = {}
+        self._none = gitclean.NONE
 
     def _index(self) -> dict[str, str]:
         """The index's regular files (their flags and git's stat view of them kept beside)."""
@@ -924,7 +928,7 @@ class _WorktreeGit:
     def conversion(self, path: str) -> gitclean.Conversion:
         """The clean conversions git applies to `path` (`learn` asks git about many at once)."""
         if not self.converting:
-            return gitclean.NONE
+            return self._none
         known = self._conversions.get(path)
         if known is None:
             self.learn([path])
@@ -933,6 +937,8 @@ class _WorktreeGit:
 
     def learn(self, paths: Iterable[str]) -> None:
         """The conversions of `paths`, from one `git check-attr` (none when no attributes file exists)."""
+        from . import gitclean  # noqa: PLC0415 - loaded with this view already
+
         if not self.converting:
             return
         unknown = [p for p in dict.fromkeys(paths) if p not in self._conversions]
@@ -978,6 +984,8 @@ def _attribute_files_exist(repo: GitRepository, config: list[tuple[str, str | No
         candidates.append(repo.root / user)  # a relative core.attributesFile is git's working folder's: the top
     if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
         candidates.append(Path("/etc/gitattributes"))
+        import shutil  # noqa: PLC0415 - only a working tree's check asks
+
         program = shutil.which("git")
         if program:
             candidates += [Path(program).parent.parent / "etc" / "gitattributes"]
@@ -1094,6 +1102,8 @@ class WorktreeSnapshot:
 
     def _cleaned(self, git: _WorktreeGit, path: str, converting: gitclean.Conversion) -> bytes:
         """A file git converts, edited since git wrote it: its bytes on disk through git's clean conversions."""
+        from . import gitclean  # noqa: PLC0415 - loaded with the snapshot's view of git already
+
         if converting.unreproduced is not None:
             raise UnreadableFileError(
                 f"{path}: {converting.unreproduced}, and the file differs from git's index: the bytes git would "

@@ -14,51 +14,43 @@ Wikiwarden runs no filter command: a check stays a reader (git-lfs's clean comma
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from enum import Enum
+from typing import NamedTuple
 
 ATTRIBUTES = ("crlf", "ident", "filter", "eol", "text", "working-tree-encoding")  # what convert_attrs asks about
 UNSPECIFIED, SET, UNSET = "unspecified", "set", "unset"  # `git check-attr`'s words for a value that is no string
 
-
-class Eol(Enum):
-    """What the clean direction does to line endings (git's eight `crlf_action`s, as `crlf_to_git` tells them
-    apart)."""
-
-    KEEP = "keep"  # CRLF_BINARY: nothing
-    TEXT = "text"  # CRLF_TEXT*: every CRLF becomes LF
-    AUTO = "auto"  # CRLF_AUTO*: the same, unless the file looks binary or the index's version holds CRLF
+# What the clean direction does to line endings (git's eight `crlf_action`s, as `crlf_to_git` tells them apart):
+KEEP = "keep"  # CRLF_BINARY: nothing
+TEXT = "text"  # CRLF_TEXT*: every CRLF becomes LF
+AUTO = "auto"  # CRLF_AUTO*: the same, unless the file looks binary or the index's version holds CRLF
 
 
-@dataclass(frozen=True)
-class Driver:
+class Driver(NamedTuple):
     """A `filter.<name>` of git's config: whether it names a command for the clean direction, and `required`."""
 
     runs: bool
     required: bool
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """What git's config says about conversions: `core.autocrlf` ("true", "input" or "false") and the filter
     drivers by name."""
 
     autocrlf: str = "false"
-    drivers: Mapping[str, Driver] | None = None
+    drivers: Mapping[str, Driver] = {}  # a NamedTuple's default, never mutated
 
 
-@dataclass(frozen=True)
-class Conversion:
+class Conversion(NamedTuple):
     """The clean conversions git applies to one path."""
 
-    eol: Eol = Eol.KEEP
+    eol: str = KEEP  # KEEP, TEXT or AUTO
     ident: bool = False
     unreproduced: str | None = None  # why the bytes git stores cannot be had without git (a driver, an encoding)
 
     @property
     def identity(self) -> bool:
         """Whether git stores the file's bytes as they are."""
-        return self.eol is Eol.KEEP and not self.ident and self.unreproduced is None
+        return self.eol == KEEP and not self.ident and self.unreproduced is None
 
 
 NONE = Conversion()
@@ -125,10 +117,10 @@ def conversion(attributes: Mapping[str, str], config: Settings) -> Conversion:
             action = "auto" if action == "auto" else "text"
     if action is None and config.autocrlf in ("true", "input"):
         action = "auto"
-    eol_kind = Eol.KEEP if action in (None, "binary") else Eol.AUTO if action == "auto" else Eol.TEXT
+    eol_kind = KEEP if action in (None, "binary") else AUTO if action == "auto" else TEXT
     unreproduced = None
     driver_name = attributes.get("filter", UNSPECIFIED)
-    driver = (config.drivers or {}).get(driver_name) if driver_name not in (UNSPECIFIED, SET, UNSET) else None
+    driver = config.drivers.get(driver_name) if driver_name not in (UNSPECIFIED, SET, UNSET) else None
     if driver is not None and (driver.runs or driver.required):
         unreproduced = (
             f"git stores it through the filter driver `{driver_name}` (its `filter` attribute), a command wikiwarden "
@@ -189,9 +181,9 @@ def clean(data: bytes, converting: Conversion, index_has_crlf: Callable[[], bool
     CRLF (git then leaves the line endings of an `auto` file alone); asked only when it matters."""
     assert converting.unreproduced is None, converting.unreproduced
     if (
-        converting.eol is not Eol.KEEP
+        converting.eol != KEEP
         and b"\r\n" in data
-        and (converting.eol is Eol.TEXT or not (looks_binary(data) or index_has_crlf()))
+        and (converting.eol == TEXT or not (looks_binary(data) or index_has_crlf()))
     ):
         data = data.replace(b"\r\n", b"\n")
     if converting.ident:

@@ -176,7 +176,7 @@ def test_settings_and_conversions_follow_git() -> None:
     )
     assert settings.autocrlf == "input"
     assert settings.drivers == {"lfs": gitclean.Driver(True, True), "off": gitclean.Driver(False, False)}
-    assert gitclean.conversion({"filter": "off"}, settings) == gitclean.Conversion(gitclean.Eol.AUTO)
+    assert gitclean.conversion({"filter": "off"}, settings) == gitclean.Conversion(gitclean.AUTO)
     assert gitclean.conversion({"text": "unset"}, settings).identity
     assert gitclean.conversion({}, gitclean.Settings()).identity
     assert gitclean.collapse_ident(b"a $Id: x $ b") == b"a $Id$ b"
