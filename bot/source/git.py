@@ -1001,7 +1001,8 @@ class WorktreeSnapshot:
     """The files on disk, uncommitted changes included, read as git sees them: the bytes `git add` would store.
 
     Where git's settings and attributes convert nothing (no `core.autocrlf`, no attributes file: the common case)
-    those are the bytes on disk. Otherwise each file's conversions are asked of git (`git check-attr`) once: a file
+    those are the bytes on disk. Otherwise each file's conversions are learnt once (`git check-attr`, where an
+    attributes file exists; `core.autocrlf` alone needs no question): a file
     git converts is read from git's index while git sees it unmodified (what git stores for it, exactly: a CRLF
     checkout of an LF repository is not a change), and from the disk through the clean conversions (`gitclean`)
     once edited. A file's blob id (`blob_id`) is the index's for a file git sees unmodified, the hash of the bytes
