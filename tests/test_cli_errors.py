@@ -16,6 +16,12 @@ import pytest
 from clitools import Run, status
 from conftest import GIT_ENV, GitRepo
 
+from bot.claims.options import SweepOptions
+from bot.claims.results import SweepReport
+from bot.source.git import GitRepository, LocalSource
+from bot.usecases.check import check
+from bot.usecases.loop import run_inline
+
 CODE_A = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"  # b() is lines 5-6
 CODE_B = "VALUE = 10\n\n\ndef c():\n    return VALUE\n"  # c() is lines 4-5
 PAGE_A = "---\ntype: Concept\ntitle: A\n---\n\n# A\n\n`b` returns 2.\n"
@@ -374,6 +380,98 @@ def test_a_partial_clone_fetches_only_what_the_wiki_cites(grounded: GitRepo, cli
     assert claims["b returns 2."]["verdict"] == "fresh"
     assert claims["c returns VALUE."]["verdict"] == "error"
     assert "the object store lacks this file" in claims["c returns VALUE."]["evidence"][0]["error"]
+
+
+def _partial_change(grounded: GitRepo, tmp_path: Path, *, touch_cited: bool) -> tuple[Path, Path]:
+    """v1 with two files nothing cites (a table and a module); v2 deletes both and adds a module (so git's
+    rename detection has files to compare), and, when `touch_cited`, also edits src/b.py (cited) and renames
+    src/a.py (cited) with an edit. A partial clone of v2 (it holds v2's blobs, checked out, and no other) and the
+    remote it was cloned from."""
+    grounded.write("data/table.csv", "".join(f"{n},{n * n}\n" for n in range(300)))
+    grounded.write("src/unrelated.py", "".join(f"X{n} = {n}\n" for n in range(300)))
+    grounded.commit("files nothing cites", tag="v1-more")
+    grounded.remove("data/table.csv")
+    grounded.remove("src/unrelated.py")
+    grounded.write("src/new.py", "NEW = 1\n")
+    if touch_cited:
+        grounded.write("src/b.py", "# moved down\n" + CODE_B)
+        grounded.remove("src/a.py")
+        grounded.write("src/alpha.py", CODE_A + "\n\ndef z():\n    return 26\n")
+    grounded.commit("v2", tag="v2")
+    served = _serve(grounded, tmp_path)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{served}", str(clone))
+    return clone, served
+
+
+def _claims(run: Run) -> dict[str, dict]:
+    return {c["statement"]: c for p in json.loads(run.out)["pages"] for c in p["claims"]}
+
+
+def test_a_partial_clone_whose_remote_is_gone_checks_a_change_deleting_files_nothing_cites(
+    grounded: GitRepo, cli, tmp_path: Path
+) -> None:
+    """git's rename detection would fetch the deleted files' blobs (and fail, the remote gone): they are not read."""
+    clone, served = _partial_change(grounded, tmp_path, touch_cited=False)
+    served.rename(tmp_path / "gone.git")
+    run = cli("check", "--repo", clone, "--base", "v1-more", "--head", "v2", "--format", "json")
+    assert run.code == 0, (run.out, run.err)
+    assert json.loads(run.out)["summary"]["claims"] == 0  # no claim cites what the change touched
+    run = cli("check", "--repo", clone, "--base", "v1-more", "--head", "v2", "--all", "--format", "json")
+    assert run.code == 0, (run.out, run.err)
+    assert {s: c["verdict"] for s, c in _claims(run).items()} == {"b returns 2.": "fresh", "c returns VALUE.": "fresh"}
+
+
+def test_a_partial_clone_whose_remote_is_gone_errs_only_on_the_claims_citing_what_it_lacks(
+    grounded: GitRepo, cli, tmp_path: Path
+) -> None:
+    clone, served = _partial_change(grounded, tmp_path, touch_cited=True)
+    served.rename(tmp_path / "gone.git")
+    run = cli("check", "--repo", clone, "--base", "v1-more", "--head", "v2", "--format", "json")
+    assert run.code == 1, (run.out, run.err)
+    assert run.err == ""
+    claims = _claims(run)
+    assert {s: c["verdict"] for s, c in claims.items()} == {"b returns 2.": "error", "c returns VALUE.": "error"}
+    for claim, path in (("b returns 2.", "src/a.py"), ("c returns VALUE.", "src/b.py")):
+        error = claims[claim]["evidence"][0]["error"]
+        assert error.startswith(f"v1-more ({git(clone, 'rev-parse', 'v1-more').strip()[:12]}): {path}: ")
+        assert "the object store lacks this file" in error and "git fetch" in error
+
+
+def test_a_partial_clone_fetches_no_deleted_file_nothing_cites_and_follows_renames_as_a_full_clone(
+    grounded: GitRepo, cli, tmp_path: Path
+) -> None:
+    clone, _ = _partial_change(grounded, tmp_path, touch_cited=True)
+    blob = {path: git(clone, "rev-parse", f"v1-more:{path}").strip() for path in ("data/table.csv", "src/b.py")}
+    unrelated = git(clone, "rev-parse", "v1-more:src/unrelated.py").strip()
+    assert {*blob.values(), unrelated} <= _missing_blobs(clone)
+    args = ("check", "--base", "v1-more", "--head", "v2", "--format", "json")
+    full = cli(*args, "--repo", grounded.root)
+    run = cli(*args, "--repo", clone)
+    assert run.code == full.code == 0, run.err  # moved: nothing needs attention
+    assert json.loads(run.out)["pages"] == json.loads(full.out)["pages"]  # the same verdicts, moves and renames
+    verdicts = {s: c["verdict"] for s, c in _claims(run).items()}
+    assert verdicts == {"b returns 2.": "moved", "c returns VALUE.": "moved"}
+    assert _claims(run)["b returns 2."]["evidence"][0]["resource_now"] == "repo://src/alpha.py#L5-L6"
+    missing = _missing_blobs(clone)
+    assert blob["src/b.py"] not in missing  # fetched: a claim cites it
+    assert blob["data/table.csv"] in missing  # never fetched: nothing cites it, and it is no code
+    # A deleted code file is read by the reference check alone (what it defined may be named by a page): the
+    # sweep of the claims, renames included, fetches none.
+    assert unrelated not in missing
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", "--filter=blob:none", f"file://{tmp_path / 'served.git'}", str(other))
+    with GitRepository(other) as opened:
+        source = LocalSource(opened)
+
+        async def claims_only() -> SweepReport:
+            head = await source.snapshot("v2")
+            change = await source.change("v1-more", head)
+            return await check(source, head, change, SweepOptions(), references=False)
+
+        report = run_inline(claims_only())
+    assert report.summary["moved"] == 2
+    assert {unrelated, blob["data/table.csv"]} <= _missing_blobs(other)
 
 
 def test_a_shallow_clone_says_its_history_is_shallow(grounded: GitRepo, cli, tmp_path: Path) -> None:

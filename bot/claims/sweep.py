@@ -231,6 +231,12 @@ def _promote_young_objects() -> None:
         gc.unfreeze()
 
 
+class _Unreadable(Problem):
+    """A file the snapshot lists but cannot produce (a blob a partial clone lacks, its remote out of reach)."""
+
+    __slots__ = ()
+
+
 class _LazyFiles(Sequence[ChangedFile]):
     """The change's other files, diffed only if a deleted span has to be looked for elsewhere."""
 
@@ -243,6 +249,20 @@ class _LazyFiles(Sequence[ChangedFile]):
         if self._items is None:
             self._items = [cf for f, cf in self._sweeper.changed_files() if f != self._own and cf.new is not None]
         return self._items
+
+    def unreadable(self) -> Problem | None:
+        """When they were looked through: the first of them that could not be read (where the text went is then
+        not known), else None."""
+        if self._items is None:
+            return None
+        sweeper = self._sweeper
+        assert sweeper.change is not None
+        for f, _ in sweeper.changed_files():
+            sides = ((sweeper.change.base, f.old_path), (sweeper.head, f.new_path))
+            for snapshot, path in sides:
+                if f != self._own and path and isinstance(found := sweeper.text(snapshot, path), _Unreadable):
+                    return Problem(f"where the text went cannot be told: {found.message}")
+        return None
 
     @overload
     def __getitem__(self, index: int) -> ChangedFile: ...
@@ -344,7 +364,7 @@ class Sweeper:
         try:
             data = snapshot.read(path)
         except UnreadableFileError as exc:
-            return Problem(str(exc))
+            return _Unreadable(str(exc))
         if len(data) > limit:
             return Problem(f"{path} is larger than the {limit}-byte limit ({len(data)} bytes)")
         text = FileText(data)
@@ -421,10 +441,12 @@ class Sweeper:
     def changed_files(self) -> list[tuple[FileChange, ChangedFile]]:
         if self._all_changed is None:
             assert self.change is not None
+            # A deleted file added no line: never read for this (a partial clone would fetch it for nothing).
+            files = [f for f in self.change.files if f.new_path]
             # One batch for each side: a snapshot can read them together, not one by one.
-            self.head.prefetch(sorted(f.new_path for f in self.change.files if f.new_path))
-            self.change.base.prefetch(sorted(f.old_path for f in self.change.files if f.old_path))
-            self._all_changed = [(f, self.changed_file(f)) for f in self.change.files]
+            self.head.prefetch(sorted(f.new_path for f in files if f.new_path))
+            self.change.base.prefetch(sorted(f.old_path for f in files if f.old_path))
+            self._all_changed = [(f, self.changed_file(f)) for f in files]
         return self._all_changed
 
     # -- recording (hand-kept claims) ---------------------------------------------------------
@@ -597,10 +619,18 @@ class Sweeper:
         """The general case: the evidence is not (or cannot be) where its hint says, unchanged."""
         change = self.by_old.get(res.path) if self.by_old else None
         if change is not None:
+            assert self.change is not None
             new = self.text(self.head, change.new_path) if change.new_path else None
             if isinstance(new, Problem):
                 return self._error(record, res, new, touched=self._matched_base(res, record.version, change))
-            tracked = track(res, record.version, self.changed_file(change), _LazyFiles(self, change))
+            old = self.text(self.change.base, res.path)
+            if isinstance(old, _Unreadable):  # the change cannot be followed without the file's base
+                return self._error(record, res, Problem(f"{self.change.base.label}: {old.message}"), touched=False)
+            others = _LazyFiles(self, change)
+            tracked = track(res, record.version, self.changed_file(change), others)
+            unread = others.unreadable()
+            if unread is not None:
+                return self._error(record, res, unread, touched=self._matched_base(res, record.version, change))
         elif isinstance(current, Problem):
             return self._error(record, res, current, touched=False)
         else:
@@ -768,6 +798,19 @@ class Sweeper:
             chosen.append((page, claims))
         return chosen, unaffected_pages
 
+    def deleted_citations(self, wiki: Wiki) -> list[str]:
+        """The files the sweep of `wiki` cites that the change shows deleted: where they went, if anywhere, is what
+        a source that left renames unlooked for (a partial clone lacking their blobs) is asked (`follow`)."""
+        cited = self._plan(wiki).by_path
+        return sorted(path for path in cited if (f := self.by_old.get(path)) is not None and f.new_path is None)
+
+    def follow(self, change: Change) -> None:
+        """Sweep through `change` instead: the same files, with renames found among them (so the same paths
+        touched); nothing has been read through the first one yet."""
+        assert self.change is not None and change.paths == self.touched_paths and not self._changed
+        self.change = change
+        self.by_old = {f.old_path: f for f in change.files if f.old_path}
+
     def reads(self, wiki: Wiki) -> list[tuple[Snapshot, list[str]]]:
         """Every file the sweep of `wiki` will read, per snapshot: the cited files at the head (but those whose
         every record the verdict cache answers), and when the change touched one of them, both sides of every
@@ -778,7 +821,8 @@ class Sweeper:
         base: set[str] = set()
         if self.change is not None and any(path in self.by_old for path in cited):
             head.update(f.new_path for f in self.change.files if f.new_path)
-            base.update(f.old_path for f in self.change.files if f.old_path)
+            # not the old side of a deleted file nothing cites: it added no line anywhere
+            base.update(f.old_path for f in self.change.files if f.old_path and (f.new_path or f.old_path in cited))
         reads: list[tuple[Snapshot, list[str]]] = [(self.head, sorted(p for p in head if self.readable(self.head, p)))]
         if self.change is not None and base:
             reads.append((self.change.base, sorted(p for p in base if self.readable(self.change.base, p))))

@@ -22,7 +22,10 @@ from .sidecar import EvidenceRecord
 from .text import sha_hex
 from .verdicts import OpenWikiVerdict, Verdict
 
-FORMAT = 3  # 3: the files of every page in one table, a page listing numbers into it (2: a page listed its pairs)
+# 4: a working tree's files read as git stores them (a format 3 cache may hold results a CRLF checkout's raw bytes
+# gave, kept under git's blob id of the LF bytes); 3: the files of every page in one table, a page listing numbers
+# into it (2: a page listed its pairs)
+FORMAT = 4
 _VERDICTS = tuple(Verdict)
 _OPENWIKI = tuple(OpenWikiVerdict)
 _VERDICT_CODE = {v: n for n, v in enumerate(_VERDICTS)}

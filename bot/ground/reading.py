@@ -21,7 +21,9 @@ from .quotes import prose_blocks
 from .references import MAX_SPAN, Mention
 from .silence import unsilenced
 
-FORMAT = 2  # 2: mentions a comment silences are left out; pages of every kind
+# 3: a working tree's pages read as git stores them (a CRLF checkout's were read raw, kept under the LF blob's id);
+# 2: mentions a comment silences are left out; pages of every kind
+FORMAT = 3
 _KINDS = frozenset({"code", "link"})
 
 

@@ -7,7 +7,7 @@ demand before the pure core reads them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
 from ..claims.snapshot import Change, Snapshot
@@ -25,6 +25,12 @@ class Source(Protocol):
     ) -> Change | None:
         """The change from commit `base` to `head` (from their merge base when `merge_base`); None when the
         base is unknown to the source (every claim is checked then)."""
+        ...
+
+    async def renames(self, change: Change, deleted: Collection[str]) -> Change:
+        """`change` with renames looked for from the files of `deleted` (files a wiki cites) that it shows deleted,
+        where the source left them unlooked for (a local partial clone lacking their blobs, which it fetches now);
+        else `change` itself."""
         ...
 
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:

@@ -4,9 +4,10 @@ Blobs come through one long-lived `git cat-file --batch` process (never a proces
 by blob id, and their sizes through one `--batch-check` process; trees come from `git ls-tree` without
 sizes, so listing a tree reads no blob (in a partial clone, `--long` would fetch every one). Only what the
 wiki cites is read, and a blob the object store lacks is an error on the claims citing it. Changes come
-from `git diff -M` (git's rename detection). The working tree is a snapshot too, so uncommitted changes
-can be checked before they are committed, and so is git's index, so a pre-commit hook checks what the commit
-will hold (staged edits, not unstaged ones).
+from `git diff -M` (git's rename detection; in a partial clone, without reading a blob it lacks: `_diff`). The
+working tree is a snapshot too, read as git would store it (its clean conversions: `WorktreeSnapshot`), so
+uncommitted changes can be checked before they are committed, and so is git's index, so a pre-commit hook checks
+what the commit will hold (staged edits, not unstaged ones).
 """
 
 from __future__ import annotations
@@ -20,15 +21,18 @@ import sys
 import threading
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from cachetools import LRUCache
 
 from ..claims.errors import UnreadableFileError
-from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label
+from ..claims.snapshot import Change, Entry, FileChange, Kind, Snapshot, commit_label, git_blob_id
+
+if TYPE_CHECKING:
+    from . import gitclean
 
 _BLOB_CACHE_BYTES = 256 << 20
 _PIPELINE = 64  # requests in flight on the cat-file pipe
@@ -64,10 +68,31 @@ def _git(cwd: Path, *args: str, input: bytes | None = None) -> bytes:
     return done.stdout
 
 
+def _git_side_by_side(cwd: Path, *commands: tuple[str, ...], exit_ok: Iterable[int] = ()) -> list[bytes]:
+    """The output of each git command, the commands run side by side (their start-up costs overlap); GitError as
+    `_git` raises it, but for the exit statuses `exit_ok` allows (besides 0)."""
+    allowed = {0, *exit_ok}
+    try:
+        pipe = subprocess.PIPE
+        running = [
+            subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL, stdout=pipe, stderr=pipe)
+            for args in commands
+        ]
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc
+    answers = [process.communicate() for process in running]  # every one waited for, even when one failed
+    for args, process, (_, err) in zip(commands, running, answers, strict=True):
+        if process.returncode not in allowed:
+            message = " ".join(err.decode("utf-8", "replace").split())[:500] or f"exit status {process.returncode}"
+            raise GitError(f"git {args[0]} failed: {message}")
+    return [out for out, _ in answers]
+
+
 _SYMLINK_MODE = "120000"
-# What a change is: full ids and modes at both ends, renames found, no user diff drivers, submodules always listed.
+# What a change is: full ids and modes at both ends, no user diff drivers, submodules always listed (renames: `_diff`).
 _PATHSPECS_PER_LOG = 200  # paths one `git log` is limited to (a command line stays short)
-_DIFF_RAW = ("diff", "--raw", "-z", "-M", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none")
+_PATHSPEC_BYTES = 100_000  # the pathspecs of one `git diff` looking for renames (far below any system's limit)
+_DIFF_RAW = ("diff", "--raw", "-z", "--no-abbrev", "--no-ext-diff", "--no-textconv", "--ignore-submodules=none")
 _LS_TREE_RECORD = re.compile(r"([0-7]+) [a-z]+ ([0-9a-f]+)\t([^\0]*)\0")  # `ls-tree -z`: mode, type, id, path
 
 
@@ -248,6 +273,11 @@ class GitRepository:
         self._trees: dict[str, dict[str, TreeEntry]] = {}
         self._commits: set[str] = set()  # full commit ids `resolve` gave
         self._diffed: dict[str, tuple[str, tuple[DiffedFile, ...]]] = {}  # base commit → (head commit, raw diff)
+        self._partial: bool | None = None  # a partial clone (`is_partial`)
+        # diffs whose renames are only the exact ones (a partial clone lacking a blob: `_diff`), by (base, head,
+        # staged); and the changes made of them, by id (the change kept, so its id names it)
+        self._exact_only: dict[tuple[str, str | None, bool], tuple[DiffedFile, ...]] = {}
+        self._unpaired: dict[int, tuple[Change, tuple[str, str | None, bool]]] = {}
         _OPEN.add(self)
 
     @staticmethod
@@ -376,19 +406,6 @@ class GitRepository:
 
         return added("--ita-visible-in-index") - added()
 
-    def unmodified_blobs(self) -> dict[str, str]:
-        """Blob ids of the regular files the working tree holds exactly as git's index does, by path: learnt from
-        the index and git's stat cache, reading no file (a file whose stat changed counts as modified, even if its
-        bytes did not; git compares the bytes of a racily clean one)."""
-        listing = {}
-        for record in self.git("ls-files", "--stage", "-z").split(b"\0"):
-            meta, _, name = record.partition(b"\t")
-            if meta.startswith((b"100644 ", b"100755 ")) and meta.endswith(b" 0"):
-                listing[name.decode("utf-8", "surrogateescape")] = meta[7:47].decode()
-        for name in self.git("diff-files", "--name-only", "-z", "--no-renames").split(b"\0"):
-            listing.pop(name.decode("utf-8", "surrogateescape"), None)
-        return listing
-
     def head_commit(self) -> str | None:
         """HEAD's commit id; None before the first commit (an unborn branch)."""
         try:
@@ -481,7 +498,7 @@ class GitRepository:
         return CommitSnapshot(self, self.resolve(rev), label or rev)
 
     def worktree(self) -> WorktreeSnapshot:
-        return WorktreeSnapshot(self.root, blobs=self.unmodified_blobs)
+        return WorktreeSnapshot(self.root, repo=self)
 
     def staged(self) -> IndexSnapshot:
         return IndexSnapshot(self)
@@ -493,7 +510,42 @@ class GitRepository:
         diffed = self._diff(base_snapshot.commit, head, staged=staged)
         if head is not None:
             self._diffed[base_snapshot.commit] = (head, diffed)
-        return Change(base_snapshot, self._file_changes(diffed, untracked=head is None and not staged))
+        change = Change(base_snapshot, self._file_changes(diffed, untracked=head is None and not staged))
+        key = (base_snapshot.commit, head, staged)
+        if key in self._exact_only:
+            self._unpaired[id(change)] = (change, key)
+        return change
+
+    def renames(self, change: Change, deleted: Collection[str]) -> Change:
+        """`change` with git's renames (`-M`) looked for from the files of `deleted` it shows deleted, when its diff
+        found only the exact ones (a partial clone lacking a blob: `_diff`): git reads those files' blobs (fetching
+        them: they are the ones the wiki cites) and the added files' (a sweep reads those anyway when a file it
+        cites is touched), no other. `change` itself when there is nothing to look for, or the blobs cannot be had
+        (the claims citing them are errors then)."""
+        known = self._unpaired.get(id(change))
+        if known is None or known[0] is not change:
+            return change
+        base, head, staged = key = known[1]
+        listed = self._exact_only[key]
+        gone = {f.old_path for f in listed if f.status == "D"} & set(deleted)
+        added = [f.new_path for f in listed if f.status == "A"]
+        specs = [f":(literal){path}" for path in (*sorted(gone), *added)]
+        if not gone or not added or sum(len(spec) + 1 for spec in specs) > _PATHSPEC_BYTES:
+            return change
+        try:
+            found = self._raw_diff(base, head, staged=staged, renames=True, paths=specs)
+        except GitError:
+            return change
+        pairs = {f.old_path: f.new_path for f, _ in found if f.status == "R" and f.old_path in gone}
+        if not pairs:
+            return change
+        targets = set(pairs.values())
+        files = [
+            FileChange(f.old_path, pairs[f.old_path]) if f.new_path is None and f.old_path in pairs else f
+            for f in change.files
+            if not (f.old_path is None and f.new_path in targets)
+        ]
+        return Change(change.base, tuple(files))
 
     def changes(self, base: str, head: str | None = None, *, staged: bool = False) -> tuple[FileChange, ...]:
         """Files that differ from commit `base` to commit `head`, or to the index when `staged`, or to the working
@@ -506,20 +558,44 @@ class GitRepository:
         return self._file_changes(self._diff(base, head, staged=staged), untracked=head is None and not staged)
 
     def _diff(self, base: str, head: str | None, *, staged: bool) -> tuple[DiffedFile, ...]:
-        """`git diff --raw` from `base` (see `changes`): each file's status, paths and entry at the base."""
+        """`git diff --raw` from `base` (see `changes`): each file's status, paths and entry at the base.
+
+        Renames are git's (`-M`), which reads the deleted and added files' blobs to compare them. In a partial
+        clone a blob its object store lacks would be fetched for that, or, the remote out of reach, fail the whole
+        diff: there the diff is listed without renames first (no blob read), and when a deleted or an added file's
+        blob is missing, renames are only those git finds without reading a blob, files of identical content
+        (`_exact_renames`); otherwise git's `-M` runs as everywhere else.
+        """
         if staged and head is not None:
             raise ValueError("a change ends at a commit or at the index, not both")
-        args = [*_DIFF_RAW]
+        if not self.is_partial():
+            return tuple(file for file, _ in self._raw_diff(base, head, staged=staged, renames=True))
+        listed = self._raw_diff(base, head, staged=staged, renames=False)
+        deleted = [file.old.oid for file, _ in listed if file.status == "D" and file.old is not None]
+        added = [new.oid for file, new in listed if file.status == "A" and new is not None]
+        if not deleted or not added:
+            return tuple(file for file, _ in listed)  # nothing to pair
+        if not self._lacks_any(base, head, deleted, added):
+            return tuple(file for file, _ in self._raw_diff(base, head, staged=staged, renames=True))
+        exact = self._exact_only[base, head, staged] = _exact_renames(listed)
+        return exact
+
+    def _raw_diff(
+        self, base: str, head: str | None, *, staged: bool, renames: bool, paths: Sequence[str] = ()
+    ) -> list[tuple[DiffedFile, TreeEntry | None]]:
+        """Each file of `git diff --raw` (limited to the pathspecs `paths`, when given) with its entry at the head
+        (None when deleted)."""
+        args = [*_DIFF_RAW, "-M" if renames else "--no-renames"]
         if staged:
             args.append("--cached")
         args.append(base)
         if head is not None:
             args.append(head)
-        fields = self.git(*args, "--").split(b"\0")
-        diffed: list[DiffedFile] = []
+        fields = self.git(*args, "--", *paths).split(b"\0")
+        diffed: list[tuple[DiffedFile, TreeEntry | None]] = []
         i = 0
         while i < len(fields) and fields[i]:
-            old_mode, _, old_oid, _, status = fields[i][1:].decode().split(" ")
+            old_mode, new_mode, old_oid, new_oid, status = fields[i][1:].decode().split(" ")
             if status[0] in "RC":
                 old, new = fields[i + 1], fields[i + 2]
                 i += 3
@@ -527,12 +603,38 @@ class GitRepository:
                 old = new = fields[i + 1]
                 i += 2
             entry = TreeEntry(old_mode, old_oid) if status[0] not in "AC" else None
-            diffed.append(
-                DiffedFile(
-                    status[0], old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"), entry
-                )
+            file = DiffedFile(
+                status[0], old.decode("utf-8", "surrogateescape"), new.decode("utf-8", "surrogateescape"), entry
             )
-        return tuple(diffed)
+            diffed.append((file, TreeEntry(new_mode, new_oid) if status[0] != "D" else None))
+        return diffed
+
+    def is_partial(self) -> bool:
+        """Whether this is a partial clone (`git clone --filter`): its object store may lack blobs, fetched from
+        a promisor remote when asked for. Told by the repository's config file (`extensions.partialClone`, or a
+        remote's `promisor`), read once."""
+        if self._partial is None:
+            try:
+                text = (self.common_dir() / "config").read_text("utf-8", "replace").lower()
+            except OSError:
+                text = ""
+            self._partial = "partialclone" in text or "promisor" in text
+        return self._partial
+
+    def _lacks_any(self, base: str, head: str | None, deleted: list[str], added: list[str]) -> bool:
+        """Whether the object store lacks one of these blobs, `deleted` at `base` and `added` at `head` (a commit;
+        the index's or the working tree's are on disk): asked of `git rev-list --missing=print` over the trees,
+        which fetches nothing."""
+        base_tree = f"{self.resolve(base)}^{{tree}}"
+        listing = ("rev-list", "--objects", "--missing=print", "--no-object-names")
+        if head is None:
+            outputs = [self.git(*listing, base_tree)]
+        else:
+            head_tree = f"{self.resolve(head)}^{{tree}}"
+            commands = ((*listing, base_tree, f"^{head_tree}"), (*listing, head_tree, f"^{base_tree}"))
+            outputs = _git_side_by_side(self.root, *commands)
+        missing = {line[1:] for out in outputs for line in out.decode().split() if line.startswith("?")}
+        return any(oid in missing for oid in deleted) or (head is not None and any(oid in missing for oid in added))
 
     def _file_changes(self, diffed: tuple[DiffedFile, ...], *, untracked: bool) -> tuple[FileChange, ...]:
         changes: list[FileChange] = []
@@ -559,6 +661,36 @@ class DiffedFile(NamedTuple):
     old: TreeEntry | None
 
 
+def _kind_of(mode: str) -> str | None:
+    return "file" if mode in ("100644", "100755") else "symlink" if mode == _SYMLINK_MODE else None
+
+
+def _exact_renames(listed: list[tuple[DiffedFile, TreeEntry | None]]) -> tuple[DiffedFile, ...]:
+    """A diff listed without renames, with git's exact renames found in it: a deleted file and an added one of the
+    same blob (and kind) are a rename; of several deleted candidates, the one of the same file name, else the
+    first. No blob is read."""
+    sources: dict[tuple[str, str | None], list[DiffedFile]] = {}
+    for file, _ in listed:
+        if file.status == "D" and file.old is not None and _kind_of(file.old.mode) is not None:
+            sources.setdefault((file.old.oid, _kind_of(file.old.mode)), []).append(file)
+    taken: set[str] = set()
+    renamed: dict[str, DiffedFile] = {}  # the added path → its rename
+    for file, new in listed:
+        if file.status != "A" or new is None or _kind_of(new.mode) is None or not new.oid.strip("0"):
+            continue
+        candidates = [s for s in sources.get((new.oid, _kind_of(new.mode)), ()) if s.old_path not in taken]
+        if candidates:
+            name = file.new_path.rpartition("/")[2]
+            source = next((s for s in candidates if s.old_path.rpartition("/")[2] == name), candidates[0])
+            taken.add(source.old_path)
+            renamed[file.new_path] = DiffedFile("R", source.old_path, file.new_path, source.old)
+    return tuple(
+        renamed.get(file.new_path, file) if file.status == "A" else file
+        for file, _ in listed
+        if not (file.status == "D" and file.old_path in taken)
+    )
+
+
 def base_listing(head: dict[str, TreeEntry], diffed: Iterable[DiffedFile]) -> dict[str, TreeEntry] | None:
     """The base's listing: the head's with the diff undone (in git's order, by path bytes); None for a status
     this does not know to undo."""
@@ -575,6 +707,14 @@ def base_listing(head: dict[str, TreeEntry], diffed: Iterable[DiffedFile]) -> di
     if inserted:
         listing = dict(sorted(listing.items(), key=lambda item: item[0].encode("utf-8", "surrogateescape")))
     return listing
+
+
+def _lacks(path: str, oid: str) -> str:
+    return (
+        f"{path}: the object store lacks this file (blob {oid[:12]}; a partial clone whose remote cannot be "
+        "reached, or a trimmed mirror?): check again once the remote can be reached (git fetches it then), "
+        "or restore the objects with `git fetch --refetch`"
+    )
 
 
 class _StoredSnapshot:
@@ -625,11 +765,7 @@ class _StoredSnapshot:
         try:
             return self.repo.read_blobs([oid])[oid]
         except MissingObjectError:
-            raise MissingObjectError(
-                f"{path}: the object store lacks this file (blob {oid[:12]}; a partial clone whose remote cannot be "
-                "reached, or a trimmed mirror?): check again once the remote can be reached (git fetches it then), "
-                "or restore the objects with `git fetch --refetch`"
-            ) from None
+            raise MissingObjectError(_lacks(path, oid)) from None
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Learn the sizes of many files in one pipelined batch, then ask git for those small enough to keep, in
@@ -689,20 +825,208 @@ class IndexSnapshot(_StoredSnapshot):
         return list(self._tree)
 
 
-class WorktreeSnapshot:
-    """The files on disk, uncommitted changes included, as OpenWiki itself reads them."""
+# What `git config` is asked for the working tree: core.autocrlf, where attributes may come from, the filter drivers
+# (names as git prints them: section and variable lowercased, a driver's name as written), and a sparse checkout.
+_WORKTREE_CONFIG = r"^(core\.(autocrlf|attributesfile|sparsecheckout)|attr\.tree|filter\..+\.(clean|process|required))$"
 
-    def __init__(
-        self, root: Path, label: str = "working tree", blobs: Callable[[], dict[str, str]] | None = None
-    ) -> None:
+
+class _WorktreeGit:
+    """What git knows of a working tree, asked once per snapshot: git's settings for the clean conversions, and
+    the files (tracked, and untracked but not ignored: the listing every check's references and fix need anyway),
+    which say whether a `.gitattributes` file may choose a conversion (one `git config` and one `git ls-files`,
+    side by side); and when first needed, git's index (each file's blob id, and which files are marked
+    assume-unchanged or skip-worktree) and which files its stat info shows modified (side by side again)."""
+
+    def __init__(self, repo: GitRepository) -> None:
+        from . import gitclean  # noqa: PLC0415 - a check of a commit alone never loads it
+
+        self.repo = repo
+        config, listed = _git_side_by_side(
+            repo.root,
+            ("config", "-z", "--get-regexp", _WORKTREE_CONFIG),
+            ("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
+            exit_ok=(1,),  # `git config --get-regexp` finding nothing
+        )
+        self.paths = [p.decode("utf-8", "surrogateescape") for p in listed.split(b"\0") if p]
+        attributes = any(p == ".gitattributes" or p.endswith("/.gitattributes") for p in self.paths)
+        entries = []
+        for item in config.split(b"\0"):
+            if item:
+                key, newline, value = item.decode("utf-8", "surrogateescape").partition("\n")
+                entries.append((key, value if newline else None))
+        self.settings = gitclean.settings(entries)
+        sparse = [value for key, value in entries if key.lower() == "core.sparsecheckout"]
+        self.sparse = bool(sparse) and gitclean.config_bool(sparse[-1])  # the last value wins
+        self.attributes = bool(attributes) or _attribute_files_exist(repo, entries)
+        self.converting = self.settings.autocrlf != "false" or self.attributes
+        self._files: dict[str, str] | None = None
+        self._flagged: set[str] = set()
+        self._skipped: set[str] = set()
+        self._modified: set[str] = set()
+        self._conversions: dict[str, gitclean.Conversion] = {}
+        self._none = gitclean.NONE
+
+    def _index(self) -> dict[str, str]:
+        """The index's regular files (their flags and git's stat view of them kept beside)."""
+        listing, modified = _git_side_by_side(
+            self.repo.root, ("ls-files", "-v", "--stage", "-z"), ("diff-files", "--name-only", "-z", "--no-renames")
+        )
+        files: dict[str, str] = {}
+        for record in listing.split(b"\0"):
+            meta, _, name = record.partition(b"\t")
+            if len(meta) < 50:
+                continue
+            path = name.decode("utf-8", "surrogateescape")
+            tag = meta[:1]
+            if meta[2:].startswith((b"100644 ", b"100755 ")) and meta.endswith(b" 0"):
+                files[path] = meta[9:].split(b" ", 1)[0].decode()
+            if tag.islower():  # `-v`: assume-unchanged
+                self._flagged.add(path)
+            if tag in (b"S", b"s"):
+                self._flagged.add(path)
+                self._skipped.add(path)
+        self._modified = {p.decode("utf-8", "surrogateescape") for p in modified.split(b"\0") if p}
+        return files
+
+    @property
+    def files(self) -> dict[str, str]:
+        """The regular files of git's index (stage 0), by path: their blob ids."""
+        if self._files is None:
+            self._files = self._index()
+        return self._files
+
+    @property
+    def flagged(self) -> set[str]:
+        """Files marked assume-unchanged or skip-worktree: git does not look at them on disk."""
+        if self._files is None:
+            self._files = self._index()
+        return self._flagged
+
+    @property
+    def skipped(self) -> set[str]:
+        """Files marked skip-worktree (a sparse checkout's files outside its cone, for one)."""
+        if self._files is None:
+            self._files = self._index()
+        return self._skipped
+
+    @property
+    def modified(self) -> set[str]:
+        """Files git's stat info shows changed since git last wrote or hashed them (a racily clean one git hashes
+        again); assume-unchanged and skip-worktree files are never among them."""
+        if self._files is None:
+            self._files = self._index()
+        return self._modified
+
+    def unmodified(self, path: str) -> str | None:
+        """The blob id of a regular file git's index holds and sees unmodified on disk (no flag, stat unchanged):
+        git stores exactly that blob for it."""
+        oid = self.files.get(path)
+        if oid is None or path in self.flagged or path in self.modified:
+            return None
+        return oid
+
+    def conversion(self, path: str) -> gitclean.Conversion:
+        """The clean conversions git applies to `path` (`learn` asks git about many at once)."""
+        if not self.converting:
+            return self._none
+        known = self._conversions.get(path)
+        if known is None:
+            self.learn([path])
+            known = self._conversions[path]
+        return known
+
+    def learn(self, paths: Iterable[str]) -> None:
+        """The conversions of `paths`, from one `git check-attr` (none when no attributes file exists)."""
+        from . import gitclean  # noqa: PLC0415 - loaded with this view already
+
+        if not self.converting:
+            return
+        unknown = [p for p in dict.fromkeys(paths) if p not in self._conversions]
+        if not unknown:
+            return
+        if not self.attributes:
+            for path in unknown:
+                self._conversions[path] = gitclean.conversion({}, self.settings)
+            return
+        attributes: dict[str, dict[str, str]] = {path: {} for path in unknown}
+        out = _git(
+            self.repo.root,
+            "check-attr", "-z", "--stdin", *gitclean.ATTRIBUTES,
+            input=b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in unknown),
+        )  # fmt: skip
+        for path, attribute, value in gitclean.check_attr_records(out):
+            attributes.setdefault(path, {})[attribute] = value
+        for path in unknown:
+            self._conversions[path] = gitclean.conversion(attributes[path], self.settings)
+
+
+def _attribute_files_exist(repo: GitRepository, config: list[tuple[str, str | None]]) -> bool:
+    """Whether an attributes file other than the working tree's `.gitattributes` files may set attributes:
+    `$GIT_COMMON_DIR/info/attributes`, the user's (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`)
+    and the system's (`/etc/gitattributes`, or beside the git program); `attr.tree` or `$GIT_ATTR_SOURCE` name a
+    tree of attributes."""
+    if os.environ.get("GIT_ATTR_SOURCE"):
+        return True
+    user: str | None = None
+    for key, value in config:
+        if key.lower() == "attr.tree":
+            return True
+        if key.lower() == "core.attributesfile":
+            user = value
+    home = os.environ.get("HOME", "")
+    if user:
+        user = home + user[1:] if user.startswith("~/") else user
+    else:
+        xdg = os.environ.get("XDG_CONFIG_HOME") or (f"{home}/.config" if home else "")
+        user = f"{xdg}/git/attributes" if xdg else None
+    candidates = [repo.common_dir() / "info" / "attributes"]
+    if user:
+        candidates.append(repo.root / user)  # a relative core.attributesFile is git's working folder's: the top
+    if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() not in ("1", "true", "yes", "on"):
+        candidates.append(Path("/etc/gitattributes"))
+        import shutil  # noqa: PLC0415 - only a working tree's check asks
+
+        program = shutil.which("git")
+        if program:
+            candidates += [Path(program).parent.parent / "etc" / "gitattributes"]
+            candidates += [Path(program).resolve().parent.parent / "etc" / "gitattributes"]
+    for candidate in candidates:
+        with contextlib.suppress(OSError):
+            if candidate.stat().st_size > 0:
+                return True
+    return False
+
+
+class WorktreeSnapshot:
+    """The files on disk, uncommitted changes included, read as git sees them: the bytes `git add` would store.
+
+    Where git's settings and attributes convert nothing (no `core.autocrlf`, no attributes file: the common case)
+    those are the bytes on disk. Otherwise each file's conversions are learnt once (`git check-attr`, where an
+    attributes file exists; `core.autocrlf` alone needs no question): a file
+    git converts is read from git's index while git sees it unmodified (what git stores for it, exactly: a CRLF
+    checkout of an LF repository is not a change), and from the disk through the clean conversions (`gitclean`)
+    once edited. A file's blob id (`blob_id`) is the index's for a file git sees unmodified, the hash of the bytes
+    read for a file git does not look at (assume-unchanged, skip-worktree), and unknown for an edited one. A
+    skip-worktree file absent from the disk (a sparse checkout) is read from the index, as git sees it.
+
+    Without a repository (`repo` None) the files are read as they are on disk.
+    """
+
+    def __init__(self, root: Path, label: str = "working tree", repo: GitRepository | None = None) -> None:
         self.root = root
         self.label = label
         self.commit: str | None = None
+        self._repo = repo
+        self._git_view: _WorktreeGit | None = None
         self._dir_is_real: dict[str, bool] = {}
-        self._learn_blobs = blobs  # the blob ids git knows for unmodified files, asked for on first use
-        self._blobs: dict[str, str] | None = None
         self._root = str(root)
         self._entries: dict[str, Entry | None] = {}
+        self._hashed: dict[str, bytes] = {}  # files git does not look at, read to name their bytes (`blob_id`)
+
+    def _git(self) -> _WorktreeGit | None:
+        if self._git_view is None and self._repo is not None:
+            self._git_view = _WorktreeGit(self._repo)
+        return self._git_view
 
     def _real_dir(self, relative: str) -> bool:
         """Whether a folder on the way to a file is a real folder (not a symlink to one)."""
@@ -730,28 +1054,114 @@ class WorktreeSnapshot:
         try:
             info = os.lstat(f"{self._root}/{path}")
         except (FileNotFoundError, NotADirectoryError):
-            return None
+            git = self._git()
+            return Entry(Kind.FILE) if git is not None and self._sparse(git, path) is not None else None
         if stat.S_ISLNK(info.st_mode):
             return Entry(Kind.SYMLINK)
         if stat.S_ISREG(info.st_mode):
-            return Entry(Kind.FILE, info.st_size)
+            git = self._git()
+            # converted, its size is the stored blob's, known once read (a conversion only shrinks a file's bytes)
+            return Entry(Kind.FILE, None if git is not None and git.converting else info.st_size)
         if stat.S_ISDIR(info.st_mode):
             return Entry(Kind.DIRECTORY)
         return Entry(Kind.OTHER)
 
-    def read(self, path: str) -> bytes:
+    def _sparse(self, git: _WorktreeGit, path: str) -> str | None:
+        """The index's blob id of a sparse checkout's skip-worktree file absent from the disk (git sees it
+        unmodified)."""
+        if not git.sparse or path not in git.skipped or os.path.lexists(f"{self._root}/{path}"):
+            return None
+        return git.files.get(path)
+
+    def _disk(self, path: str) -> bytes:
         with open(f"{self._root}/{path}", "rb") as file:
             return file.read()
 
+    def read(self, path: str) -> bytes:
+        git = self._git()
+        if git is None:
+            return self._disk(path)
+        hashed = self._hashed.get(path)
+        if hashed is not None:
+            return hashed
+        stored = self._sparse(git, path)
+        if stored is None:
+            converting = git.conversion(path)
+            if converting.identity:
+                return self._disk(path)
+            stored = git.unmodified(path)
+            if stored is None:
+                return self._cleaned(git, path, converting)
+        return self._stored(path, stored)
+
+    def _stored(self, path: str, oid: str) -> bytes:
+        assert self._repo is not None
+        try:
+            return self._repo.read_blobs([oid])[oid]
+        except MissingObjectError:
+            raise MissingObjectError(_lacks(path, oid)) from None
+
+    def _cleaned(self, git: _WorktreeGit, path: str, converting: gitclean.Conversion) -> bytes:
+        """A file git converts, edited since git wrote it: its bytes on disk through git's clean conversions."""
+        from . import gitclean  # noqa: PLC0415 - loaded with the snapshot's view of git already
+
+        if converting.unreproduced is not None:
+            raise UnreadableFileError(
+                f"{path}: {converting.unreproduced}, and the file differs from git's index: the bytes git would "
+                "store for it are known once it is staged (`git add`, then `wikiwarden check --staged`) or committed"
+            )
+
+        def index_has_crlf() -> bool:
+            oid = git.files.get(path)
+            return oid is not None and gitclean.has_crlf_text(self._stored(path, oid))
+
+        return gitclean.clean(self._disk(path), converting, index_has_crlf)
+
     def prefetch(self, paths: Iterable[str]) -> None:
-        """Nothing to batch on a local disk."""
+        """Where git converts files: their conversions asked of git in one batch, and the blobs of those read from
+        git's index asked for in one pipelined batch (nothing to batch on a local disk otherwise)."""
+        git = self._git()
+        if git is None or not git.converting:
+            return
+        wanted = list(paths)
+        git.learn(wanted)
+        assert self._repo is not None
+        oids = [
+            oid
+            for path in wanted
+            if not git.conversion(path).identity and (oid := git.unmodified(path) or self._sparse(git, path))
+        ]
+        sizes = self._repo.sizes(oids)
+        small = _BLOB_CACHE_BYTES // 8
+        self._repo.read_ahead(oid for oid in oids if (size := sizes[oid]) is not None and size <= small)
 
     def blob_id(self, path: str) -> str | None:
-        """git's blob id for a file left as the index has it (a modified or untracked file has none: its bytes
-        would have to be read to name them)."""
-        if self._blobs is None:
-            self._blobs = self._learn_blobs() if self._learn_blobs is not None else {}
-        return self._blobs.get(path)
+        """git's blob id of the bytes `read` gives for a regular file git tracks, when known without reading it: the
+        index's while git sees the file unmodified. A file git does not look at (assume-unchanged, skip-worktree)
+        may differ from the index: it is read and hashed. An edited or untracked file has none (its bytes would have
+        to be read to be named)."""
+        git = self._git()
+        if git is None or path not in git.files:
+            return None
+        if path not in git.flagged:
+            return git.unmodified(path)
+        sparse = self._sparse(git, path)
+        if sparse is not None:
+            return sparse
+        entry = self.entry(path)
+        if entry is None or entry.kind is not Kind.FILE:
+            return None
+        try:
+            data = self._hashed[path] = self.read(path)
+        except (OSError, UnreadableFileError):
+            return None
+        return git_blob_id(data)
+
+    def paths(self) -> list[str] | None:
+        """Every file git lists in the working tree: tracked, and untracked but not ignored (listed once); None
+        without a repository."""
+        git = self._git()
+        return list(git.paths) if git is not None else None
 
     def walk(self, top: str) -> Iterator[tuple[str, Entry]]:
         base = self.root / top
@@ -790,6 +1200,9 @@ class LocalSource:
             start = self.repo.git("merge-base", "--end-of-options", base, head.commit or "HEAD").decode().strip()
         return self.repo.change(start, head.commit, label or base, staged=isinstance(head, IndexSnapshot))
 
+    async def renames(self, change: Change, deleted: Collection[str]) -> Change:
+        return self.repo.renames(change, deleted)
+
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
         snapshot.prefetch(paths)
 
@@ -801,5 +1214,7 @@ class LocalSource:
             return list(self.repo.tree(snapshot.commit))
         if isinstance(snapshot, IndexSnapshot):
             return snapshot.paths()
+        if isinstance(snapshot, WorktreeSnapshot) and (listed := snapshot.paths()) is not None:
+            return listed
         tracked = self.repo.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         return [p.decode("utf-8", "surrogateescape") for p in tracked.split(b"\0") if p]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -198,6 +198,10 @@ class GitHubSource:
         if not isinstance(snapshot, GitHubSnapshot) or snapshot.repo is not self:
             raise TypeError(f"{snapshot.label} is not a snapshot of {self.full_name}")
         return snapshot
+
+    async def renames(self, change: Change, deleted: Collection[str]) -> Change:
+        """GitHub's compare lists renames already, whatever a wiki cites."""
+        return change
 
     async def fetch(self, snapshot: Snapshot, paths: Iterable[str]) -> None:
         """Bring the contents of `paths` in: the sidecars another worker shared from Redis, the rest from GitHub

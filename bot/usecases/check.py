@@ -65,6 +65,11 @@ async def check(
         apart = read_apart(head, unread)
     try:
         wiki = sweeper.load()
+        if change is not None and (deleted := sweeper.deleted_citations(wiki)):
+            followed = await source.renames(change, deleted)  # a partial clone looks for renames of what is cited
+            if followed is not change:
+                sweeper.follow(followed)
+                change = followed
         for snapshot, paths in sweeper.reads(wiki):
             await source.fetch(snapshot, paths)
         report = await off_the_loop(partial(sweeper.sweep, wiki))

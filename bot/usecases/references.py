@@ -17,6 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 
+from ..claims.errors import UnreadableFileError
 from ..claims.fanout import Child
 from ..claims.ignore import IgnoreRules
 from ..claims.options import SweepOptions
@@ -342,8 +343,8 @@ async def _changed_code(source: Source, head: Snapshot, change: Change, options:
     after_files = code_paths(sweeper, head, sorted({f.new_path for f in change.files if f.new_path}))
     await source.fetch(base, before_files)
     await source.fetch(head, after_files)
-    before = SymbolIndex.of_files({p: base.read(p) for p in before_files}, values=False)
-    after = SymbolIndex.of_files({p: head.read(p) for p in after_files}, values=False)
+    before = SymbolIndex.of_files(_readable(base, before_files), values=False)
+    after = SymbolIndex.of_files(_readable(head, after_files), values=False)
     renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
     code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
     return _Changed(code, gone(before, after, base_paths, head_paths), after_files)
@@ -366,7 +367,7 @@ async def _broken_by(
         return []
     sweeper = Sweeper(head, change, options)
     others, exported = await _defining(source, head, sweeper, changed.gone.names, exclude=change.paths)
-    exported |= _exported_lazily(changed.gone.names, {p: head.read(p) for p in changed.after_files})
+    exported |= _exported_lazily(changed.gone.names, _readable(head, changed.after_files))
     index = SymbolIndex([*changed.code.before.definitions, *others.definitions])
     found = (
         ref
@@ -419,8 +420,18 @@ async def _defining(
     candidates = [p for p in code_paths(sweeper, head, source.files(head)) if p not in exclude]
     await source.fetch(head, candidates)
     words = {part.encode() for name in names for part in name.split(".")}
-    holding = {p: data for p in candidates if any(word in (data := head.read(p)) for word in words)}
+    holding = {p: data for p, data in _readable(head, candidates).items() if any(word in data for word in words)}
     return SymbolIndex.of_files(holding, values=False), _exported_lazily(names, holding)
+
+
+def _readable(snapshot: Snapshot, paths: Iterable[str]) -> dict[str, bytes]:
+    """The contents of `paths` the snapshot can produce: a file it cannot (a blob a partial clone lacks, its remote
+    out of reach) is left out of what the references are checked against, as a file the change did not touch."""
+    found = {}
+    for path in paths:
+        with contextlib.suppress(UnreadableFileError):
+            found[path] = snapshot.read(path)
+    return found
 
 
 def _still_exported(dead: DeadReference, exported: set[str]) -> bool:

@@ -760,6 +760,88 @@ def test_a_blob_a_partial_clone_cannot_fetch_is_an_error_on_its_file_and_the_res
             snap.read("src/m3.py")
 
 
+@pytest.fixture
+def partial_change(repo: GitRepo, tmp_path: Path) -> tuple[Path, Path]:
+    """A change from v1 to v2 that renames a file unchanged (src/m0.py), renames and edits one (src/m1.py),
+    deletes one (src/m2.py) and adds one, served to a partial clone that holds no blob at all."""
+    for n in range(3):
+        repo.write(f"src/m{n}.py", MODULE.replace("function", f"m{n}"))
+    repo.commit(tag="v1")
+    (repo.root / "src/moved").mkdir()
+    (repo.root / "src/m0.py").rename(repo.root / "src/moved/m0.py")
+    repo.remove("src/m1.py")
+    repo.write("src/m1b.py", MODULE.replace("function", "m1") + "# one more line\n")
+    repo.remove("src/m2.py")
+    repo.write("src/new.py", "NEW = 1\n")
+    repo.commit(tag="v2")
+    served = tmp_path / "served.git"
+    _git(tmp_path, "clone", "-q", "--bare", str(repo.root), str(served))
+    _git(served, "config", "uploadpack.allowFilter", "true")
+    _git(served, "config", "uploadpack.allowAnySHA1InWant", "true")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{served}", str(clone))
+    return clone, served
+
+
+def test_a_partial_clone_finds_renames_without_fetching_a_blob(
+    partial_change: tuple[Path, Path], repo: GitRepo, tmp_path: Path
+) -> None:
+    """git's rename detection reads the deleted and added files' blobs: in a partial clone lacking them, only the
+    exact renames are found (they need no blob), and nothing is fetched; the renames of the files a wiki cites are
+    looked for on demand (`renames`), reading only those and the added files; the full clone's renames are found."""
+    clone, served = partial_change
+    before = _missing(clone)
+    with GitRepository(repo.root) as full:
+        assert set(full.changes("v1", "v2")) == {
+            FileChange("src/m0.py", "src/moved/m0.py"),
+            FileChange("src/m1.py", "src/m1b.py"),
+            FileChange("src/m2.py", None),
+            FileChange(None, "src/new.py"),
+        }
+    with GitRepository(clone) as opened:
+        assert opened.is_partial()
+        change = opened.change("v1", "v2")
+        assert set(change.files) == {
+            FileChange("src/m0.py", "src/moved/m0.py"),  # the same blob: no content needed
+            FileChange("src/m1.py", None),
+            FileChange(None, "src/m1b.py"),
+            FileChange("src/m2.py", None),
+            FileChange(None, "src/new.py"),
+        }
+        assert _missing(clone) == before  # not one blob fetched
+        assert opened.renames(change, ["src/m0.py", "src/new.py"]) is change  # nothing cited is unpaired
+        followed = opened.renames(change, ["src/m1.py"])
+        assert set(followed.files) == {
+            FileChange("src/m0.py", "src/moved/m0.py"),
+            FileChange("src/m1.py", "src/m1b.py"),
+            FileChange("src/m2.py", None),
+            FileChange(None, "src/new.py"),
+        }
+        assert followed.base is change.base and followed.paths == change.paths
+        fetched = before - _missing(clone)
+        tree = {**opened.tree("v1"), **opened.tree("v2")}
+        assert tree["src/m2.py"].oid not in fetched  # the deleted file nothing cites: never fetched
+        assert tree["src/m1.py"].oid in fetched
+    other = tmp_path / "other"
+    _git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", f"file://{served}", str(other))
+    served.rename(tmp_path / "gone.git")  # the remote out of reach: the change is still listed
+    with GitRepository(other) as opened:
+        change = opened.change("v1", "v2")
+        assert FileChange("src/m0.py", "src/moved/m0.py") in change.files
+        assert opened.renames(change, ["src/m1.py"]) is change  # its blob cannot be had: left as it is
+
+
+def test_a_partial_clone_holding_the_blobs_finds_renames_as_git_does(
+    partial_change: tuple[Path, Path], repo: GitRepo
+) -> None:
+    clone, _ = partial_change
+    _git(clone, "checkout", "-q", "v1")
+    _git(clone, "checkout", "-q", "v2")  # every blob of both commits fetched
+    assert _missing(clone) == set()
+    with GitRepository(clone) as opened, GitRepository(repo.root) as full:
+        assert opened.changes("v1", "v2") == full.changes("v1", "v2")
+
+
 def test_a_trimmed_object_store_is_an_error_on_the_file_it_lacks(repo: GitRepo, git: GitRepository) -> None:
     repo.write("kept.txt", "kept\n")
     repo.write("lost.txt", "lost\n")
