@@ -99,6 +99,27 @@ def test_an_edit_in_an_autocrlf_checkout_is_seen_as_git_would_store_it(repo: Git
     agree(cli, windows, "stale")
 
 
+def test_a_fix_in_an_autocrlf_checkout_writes_the_files_it_changes_with_their_crlf_endings(  # type: ignore[no-untyped-def]
+    repo: GitRepo, cli, tmp_path: Path
+) -> None:
+    """The working tree is read as git sees it (LF); what the fix writes back keeps each file's CRLF on disk, so
+    no line of a page or a sidecar changes its ending (only what the fix meant to change changes)."""
+    ground(repo, cli)
+    windows = clone(repo, tmp_path / "windows", "-c", "core.autocrlf=true")
+    (windows / "src/a.py").write_bytes(b"# moved down\r\n" + CODE.replace("\n", "\r\n").encode())
+    git(windows, "-c", "commit.gpgsign=false", "commit", "-qam", "b moves down")
+    fixed = cli("fix", "--repo", windows, "--base", "v1")
+    assert fixed.code == 0, fixed.out
+    sidecar = (windows / "openwiki/.claims/a.json").read_bytes()
+    assert b"L6-L7" in sidecar and sidecar.count(b"\n") == sidecar.count(b"\r\n")  # CRLF throughout, as it was
+    page = (windows / "openwiki/a.md").read_bytes()
+    assert page.count(b"\n") == page.count(b"\r\n")
+    assert verdicts(pages(cli, windows)) == {STATEMENT: "fresh"}
+    git(windows, "add", "-A")
+    stored = git(windows, "show", ":openwiki/.claims/a.json")
+    assert "\r" not in stored  # git stores LF, as the sidecar of an LF repository must be
+
+
 def test_gitattributes_eol_crlf(repo: GitRepo, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     ground(repo, cli, attributes="* text eol=crlf\n")
     checkout = clone(repo, tmp_path / "checkout")

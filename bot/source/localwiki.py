@@ -102,6 +102,7 @@ class LocalWiki:
         target = self.root / path
         target.parent.mkdir(parents=True, exist_ok=True)
         self._check_real(path, must_exist=False)  # the folders just made are real; check nothing raced in
+        content = _in_the_files_line_endings(target, content)
         temp = target.parent / f".{target.name}.{uuid.uuid4()}.tmp"
         try:
             with open(temp, "xb") as handle:
@@ -140,3 +141,17 @@ class LocalWiki:
         if len(pages) > 1:
             raise LookupError(f"claim {claim_id} appears on several pages: {', '.join(pages)}")
         return pages[0]
+
+
+def _in_the_files_line_endings(target: Path, content: bytes) -> bytes:
+    """`content` with CRLF line endings where the file it replaces has them throughout (a Windows checkout: git's
+    autocrlf or `eol=crlf` wrote it so): the working tree is read as git sees it, with LF, and a page a fix or a
+    sync rewrites must not change every line's ending on disk. A new file, or one of mixed endings, is left LF."""
+    try:
+        existing = target.read_bytes() if target.is_file() and not target.is_symlink() else b""
+    except OSError:
+        return content
+    lines = existing.count(b"\n")
+    if not lines or existing.count(b"\r\n") != lines or b"\r\n" in content or b"\0" in content[:8000]:
+        return content
+    return content.replace(b"\n", b"\r\n")
