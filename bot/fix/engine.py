@@ -213,79 +213,10 @@ async def fix_wiki(
     `unreadable_pages`: (page, why) for the pages whose sidecar the check could not use, reported as flagged."""
     result = FixResult(model=decider.model if decider else None)
     for page in work:
-        decisions: Mapping[str, Decision] = {}
-        flagged: dict[str, str] = {}
-        text = page.text
-        if page.to_decide:
-            if page.problem is not None:  # its prose cannot be edited safely: nothing to ask a model
-                for item in page.to_decide:
-                    flagged[item.claim.id] = f"{page.problem}: a person must fix the page first"
-            elif decider is None:
-                for item in page.to_decide:
-                    flagged[item.claim.id] = "no model is configured: a person must confirm, update or retract it"
-            else:
-                settled = await decider.decide(page, view, wiki_dir)
-                result.usage.add(settled.usage)
-                flagged.update(settled.flagged)
-                if settled.checked is not None:
-                    decisions, text = settled.checked.decisions, settled.checked.text
-        for item in page.errors:
-            errors = [e.error for e in item.result.evidence if e.error] or [item.result.error or "unknown"]
-            flagged[item.claim.id] = f"its evidence cannot be evaluated: {errors[0]}"
-        for item in page.over_cap:
-            flagged[item.claim.id] = f"left for the next run: at most {cap} claims are decided per run"
-        for item in page.carried:
-            flagged[item.claim.id] = (
-                f"already {item.result.verdict} before this change: only what the change made stale is decided here"
-            )
-
-        claims: list[Claim] = []
-        for claim in page.sidecar.claims:
-            before = tuple(r.resource for r in claim.evidence)
-            decision = decisions.get(claim.id)
-            if decision is not None and claim.id not in flagged:
-                action = {"confirm": Action.CONFIRMED, "update": Action.UPDATED}.get(decision.action, Action.RETRACTED)
-                after = tuple(r.resource for r in decision.evidence)
-                new_statement = decision.statement if decision.statement != claim.statement else None
-                result.outcomes.append(
-                    ClaimOutcome(
-                        page.page, claim.id, claim.statement, action, decision.reason, new_statement, before, after
-                    )
-                )
-                if action is not Action.RETRACTED:
-                    claims.append(Claim(claim.id, decision.statement, decision.evidence))
-                continue
-            records = reanchored(page, claim.id) or claim.evidence
-            claims.append(Claim(claim.id, claim.statement, records))
-            after = tuple(r.resource for r in records)
-            if claim.id in flagged:
-                result.outcomes.append(
-                    ClaimOutcome(
-                        page.page, claim.id, claim.statement, Action.FLAGGED, flagged[claim.id], None, before, after
-                    )
-                )
-            elif records != claim.evidence:
-                reason = "the same text stands elsewhere now; only its location (or line endings) changed"
-                result.outcomes.append(
-                    ClaimOutcome(page.page, claim.id, claim.statement, Action.REANCHORED, reason, None, before, after)
-                )
-
+        decisions, text, flagged = await _decide(page, view, decider, wiki_dir, cap, result.usage)
+        claims = _applied(page, decisions, flagged, result.outcomes)
         reconciled = bool(claims) and not flagged and await _still_holds(claims, view)
-        if page.problem is None:
-            text = project_sources(text, [r.resource for c in claims for r in c.evidence])
-            text = stamp_generated(page.text, text, actor, at)
-            text = project_verified(text, (actor, at) if reconciled else None)
-            content = text.encode("utf-8")
-        else:  # left byte for byte as it is; only its sidecar's evidence is re-anchored
-            reconciled = False
-            text, content = page.text, page.data or page.text.encode()
-        # `verification` stays OpenWiki's own record (see ground/build.py): Wikiwarden's word is its `verified` event.
-        verification = page.sidecar.verification
-        sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
-        if text != page.text:
-            result.files[page.page] = content
-        if sidecar != page.sidecar:
-            result.files[page.sidecar_path] = render_sidecar(sidecar)
+        _write_page(page, text, claims, reconciled, actor, at, result.files)
     for page_path, problem in unreadable_pages:
         result.outcomes.append(ClaimOutcome(page_path, "", UNREADABLE_PAGE, Action.FLAGGED, problem))
     complete = not result.flagged
@@ -294,3 +225,94 @@ async def fix_wiki(
             previous_last_update, at=at, head=head, model=result.model, complete=complete
         )
     return result
+
+
+async def _decide(
+    page: PageWork, view: CodeView, decider: Decider | None, wiki_dir: str, cap: int | None, usage: Usage
+) -> tuple[Mapping[str, Decision], str, dict[str, str]]:
+    """The page's accepted decisions and text (the decider's, when one settled it), and why each other claim that
+    needs attention stays flagged."""
+    decisions: Mapping[str, Decision] = {}
+    flagged: dict[str, str] = {}
+    text = page.text
+    if page.to_decide:
+        if page.problem is not None:  # its prose cannot be edited safely: nothing to ask a model
+            for item in page.to_decide:
+                flagged[item.claim.id] = f"{page.problem}: a person must fix the page first"
+        elif decider is None:
+            for item in page.to_decide:
+                flagged[item.claim.id] = "no model is configured: a person must confirm, update or retract it"
+        else:
+            settled = await decider.decide(page, view, wiki_dir)
+            usage.add(settled.usage)
+            flagged.update(settled.flagged)
+            if settled.checked is not None:
+                decisions, text = settled.checked.decisions, settled.checked.text
+    for item in page.errors:
+        errors = [e.error for e in item.result.evidence if e.error] or [item.result.error or "unknown"]
+        flagged[item.claim.id] = f"its evidence cannot be evaluated: {errors[0]}"
+    for item in page.over_cap:
+        flagged[item.claim.id] = f"left for the next run: at most {cap} claims are decided per run"
+    for item in page.carried:
+        flagged[item.claim.id] = (
+            f"already {item.result.verdict} before this change: only what the change made stale is decided here"
+        )
+    return decisions, text, flagged
+
+
+def _applied(
+    page: PageWork, decisions: Mapping[str, Decision], flagged: dict[str, str], outcomes: list[ClaimOutcome]
+) -> list[Claim]:
+    """The page's claims once the decisions are applied and moved evidence re-anchored; what happened to each
+    claim is added to `outcomes`."""
+    claims: list[Claim] = []
+    for claim in page.sidecar.claims:
+        before = tuple(r.resource for r in claim.evidence)
+        decision = decisions.get(claim.id)
+        if decision is not None and claim.id not in flagged:
+            action = {"confirm": Action.CONFIRMED, "update": Action.UPDATED}.get(decision.action, Action.RETRACTED)
+            after = tuple(r.resource for r in decision.evidence)
+            new_statement = decision.statement if decision.statement != claim.statement else None
+            outcomes.append(
+                ClaimOutcome(
+                    page.page, claim.id, claim.statement, action, decision.reason, new_statement, before, after
+                )
+            )
+            if action is not Action.RETRACTED:
+                claims.append(Claim(claim.id, decision.statement, decision.evidence))
+            continue
+        records = reanchored(page, claim.id) or claim.evidence
+        claims.append(Claim(claim.id, claim.statement, records))
+        after = tuple(r.resource for r in records)
+        if claim.id in flagged:
+            reason = flagged[claim.id]
+            outcomes.append(
+                ClaimOutcome(page.page, claim.id, claim.statement, Action.FLAGGED, reason, None, before, after)
+            )
+        elif records != claim.evidence:
+            reason = "the same text stands elsewhere now; only its location (or line endings) changed"
+            outcomes.append(
+                ClaimOutcome(page.page, claim.id, claim.statement, Action.REANCHORED, reason, None, before, after)
+            )
+    return claims
+
+
+def _write_page(
+    page: PageWork, text: str, claims: list[Claim], reconciled: bool, actor: str, at: str, files: dict[str, bytes]
+) -> None:
+    """The page (its OKF `sources`, `generated` and `verified` projected) and its sidecar, into `files` when they
+    change; a page whose text cannot be edited safely is left byte for byte, only its sidecar re-anchored."""
+    if page.problem is None:
+        text = project_sources(text, [r.resource for c in claims for r in c.evidence])
+        text = stamp_generated(page.text, text, actor, at)
+        text = project_verified(text, (actor, at) if reconciled else None)
+        content = text.encode("utf-8")
+    else:
+        text, content = page.text, page.data or page.text.encode()
+    # `verification` stays OpenWiki's own record (see ground/build.py): Wikiwarden's word is its `verified` event.
+    verification = page.sidecar.verification
+    sidecar = Sidecar(page_version(content), tuple(claims), verification if claims else None)
+    if text != page.text:
+        files[page.page] = content
+    if sidecar != page.sidecar:
+        files[page.sidecar_path] = render_sidecar(sidecar)
