@@ -184,6 +184,27 @@ def _ungrounded_note(pages: Sequence[str], settled: int, config: RepoConfig, for
     return "\n".join(lines) + "\n"
 
 
+def _annotations(
+    attention: list[tuple[PageResult, ClaimResult]], broken_references: list[BrokenReference]
+) -> list[dict[str, Any]]:
+    """An annotation where each evidence the change touched stands, then where each broken reference's code was."""
+    found = [
+        annotation
+        for page, claim in attention
+        for evidence in claim.evidence
+        if evidence.touched and (annotation := _annotation(page, claim, evidence)) is not None
+    ]
+    return found + [a for ref in broken_references if (a := _reference_annotation(ref)) is not None]
+
+
+def _notes(config: RepoConfig, fork_needs_attention: bool) -> str:
+    """What the summary says beside the report: why a fork gets no fix, why the repository's model was refused."""
+    notes = FORK_NOTE if fork_needs_attention else ""
+    if config.model_refusal is not None:
+        notes += f"\n\n_{model_refusal_note(config.model_refusal)}_\n"
+    return notes
+
+
 def check_output(
     report: SweepReport,
     config: RepoConfig,
@@ -208,36 +229,42 @@ def check_output(
     # so before it
     broken_references = [r for r in report.broken_references if r.attention] if report.base is not None else []
     needs_attention = bool(attention) or report.summary["page_errors"] > 0 or bool(broken_references)
-    annotations: list[dict[str, Any]] = []
-    for page, claim in attention:
-        for evidence in claim.evidence:
-            if evidence.touched and (annotation := _annotation(page, claim, evidence)) is not None:
-                annotations.append(annotation)
-    annotations += [a for ref in broken_references if (a := _reference_annotation(ref)) is not None]
+    annotations = _annotations(attention, broken_references)
     limit = config.limits.max_annotations
     notes = _ungrounded_note(ungrounded, len(set(settled) & set(report.ungrounded_pages)), config, fork)
     if len(annotations) > limit:
         left_out = plural(len(annotations) - limit, "more annotation was", "more annotations were")
         notes += f"\n\n_{left_out} left out (limit {limit})._\n"
         annotations = annotations[:limit]
-    if fork and needs_attention:
-        notes += FORK_NOTE
-    if config.model_refusal is not None:
-        notes += f"\n\n_{model_refusal_note(config.model_refusal)}_\n"
+    notes += _notes(config, fork and needs_attention)
     # the notes are counted before the report is cut, so cutting never splits a fence or a claim
     summary = render_markdown(report, limit=SUMMARY_LIMIT - len(notes)) + notes
-    fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention) or any(
-        ref.what == "renamed" and ref.renamed_to for ref in broken_references
-    )  # a renamed reference's mention is rewritten without a model
-    can_fix = not fork and (not pull_request or config.fix_pull_requests)
-    can_ground = not fork and config.ground != "off" and bool(ungrounded)
     return CheckOutput(
         conclusion=config.conclusion if needs_attention else "success",
         title=_title(report, attention, len(broken_references), len(ungrounded))[:_TITLE_LIMIT],
         summary=summary,
         annotations=annotations,
-        actions=[FIX_ACTION] * (can_fix and fixable) + [GROUND_ACTION] * can_ground,
+        actions=_actions(attention, broken_references, ungrounded, config, fork=fork, pull_request=pull_request),
     )
+
+
+def _actions(
+    attention: list[tuple[PageResult, ClaimResult]],
+    broken_references: list[BrokenReference],
+    ungrounded: list[str],
+    config: RepoConfig,
+    *,
+    fork: bool,
+    pull_request: bool,
+) -> list[dict[str, str]]:
+    """The buttons: Fix wiki for a claim to decide or a renamed reference (its mention is rewritten without a
+    model), Ground wiki for pages without claims; neither on a fork's pull request."""
+    fixable = any(c.verdict in (Verdict.STALE, Verdict.UNRESOLVED) for _, c in attention) or any(
+        ref.what == "renamed" and ref.renamed_to for ref in broken_references
+    )
+    can_fix = not fork and (not pull_request or config.fix_pull_requests)
+    can_ground = not fork and config.ground != "off" and bool(ungrounded)
+    return [FIX_ACTION] * (can_fix and fixable) + [GROUND_ACTION] * can_ground
 
 
 def failure_output(title: str, explanation: str) -> CheckOutput:
