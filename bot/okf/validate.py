@@ -92,6 +92,12 @@ def check_concept(path: str, content: bytes) -> list[Problem]:
     except FrontMatterError as exc:
         check.add("", str(exc))
         return check.problems
+    _check_fields(check, fields)
+    return check.problems
+
+
+def _check_fields(check: _Checker, fields: dict[str, Any]) -> None:
+    """The problems of a concept's fields, each said where it stands."""
     if not _text(fields.get("type")):
         check.add("type", "is required and must be a non-empty string")
     for key in ("title", "description", "resource"):
@@ -99,27 +105,7 @@ def check_concept(path: str, content: bytes) -> list[Problem]:
     if "tags" in fields and (not isinstance(fields["tags"], list) or not all(_text(t) for t in fields["tags"])):
         check.add("tags", "must be a list of non-empty strings")
     if "sources" in fields:
-        sources = fields["sources"]
-        if not isinstance(sources, list):
-            check.add("sources", "must be a list of mappings")
-        else:
-            for n, entry in enumerate(sources):
-                where = f"sources[{n}]"
-                if not isinstance(entry, dict):
-                    check.add(where, "must be a mapping with a `resource`")
-                    continue
-                if not _text(entry.get("resource")):
-                    check.add(f"{where}.resource", "is required and must be a non-empty string")
-                for key in ("id", "title", "author"):
-                    check.text(entry, key, f"{where}.{key}")
-                if "usage_count" in entry and (
-                    isinstance(entry["usage_count"], bool) or not isinstance(entry["usage_count"], int | float)
-                ):
-                    check.add(f"{where}.usage_count", "must be a number")
-                if "last_modified" in entry:
-                    check.timestamp(entry["last_modified"], f"{where}.last_modified")
-                if "usage_window" in entry:
-                    _window(check, entry["usage_window"], f"{where}.usage_window")
+        _check_sources(check, fields["sources"])
     if "usage_window" in fields:
         _window(check, fields["usage_window"], "usage_window")
     if "generated" in fields:
@@ -137,7 +123,29 @@ def check_concept(path: str, content: bytes) -> list[Problem]:
         check.add("timestamp", "is OKF v0.1; v0.2 uses `generated.at`", "warning")
     if fields.get("type") == "Attested Computation" and not _text(fields.get("runtime")):
         check.add("runtime", "is required for an Attested Computation")
-    return check.problems
+
+
+def _check_sources(check: _Checker, sources: Any) -> None:
+    if not isinstance(sources, list):
+        check.add("sources", "must be a list of mappings")
+        return
+    for n, entry in enumerate(sources):
+        where = f"sources[{n}]"
+        if not isinstance(entry, dict):
+            check.add(where, "must be a mapping with a `resource`")
+            continue
+        if not _text(entry.get("resource")):
+            check.add(f"{where}.resource", "is required and must be a non-empty string")
+        for key in ("id", "title", "author"):
+            check.text(entry, key, f"{where}.{key}")
+        if "usage_count" in entry and (
+            isinstance(entry["usage_count"], bool) or not isinstance(entry["usage_count"], int | float)
+        ):
+            check.add(f"{where}.usage_count", "must be a number")
+        if "last_modified" in entry:
+            check.timestamp(entry["last_modified"], f"{where}.last_modified")
+        if "usage_window" in entry:
+            _window(check, entry["usage_window"], f"{where}.usage_window")
 
 
 def _window(check: _Checker, value: Any, where: str) -> None:
