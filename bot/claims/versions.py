@@ -193,22 +193,25 @@ def parse_lines_version(token: object) -> LinesVersion | None:
     raw = _payload_bytes(payload)
     if raw is None:
         return None
+    return _canonical(token, content_hash, raw) or _general(token, content_hash, raw)
+
+
+def _canonical(token: str, content_hash: str, raw: bytes) -> LinesVersion | None:
+    """The metadata as OpenWiki writes it (its keys in order, hex hashes), read by one regex: nearly every token."""
     fast = _CANONICAL_FIELDS.fullmatch(raw)
-    if fast is not None and raw[fast.end(1) :].translate(None, _HEX_DIGITS) != _TAIL_WITHOUT_HEX:
-        fast = None  # a hash holding something else than hex digits: the general reader says why not
-    if fast is not None and int(fast.group(1)) <= _MAX_SAFE_INTEGER:
-        g = fast.group
-        return LinesVersion(
-            token,
-            content_hash,
-            int(g(1)),
-            g(2).decode(),
-            g(3).decode(),
-            int(g(4)),
-            g(5).decode(),
-            int(g(6)),
-            g(7).decode(),
-        )
+    if fast is None or raw[fast.end(1) :].translate(None, _HEX_DIGITS) != _TAIL_WITHOUT_HEX:
+        return None  # a hash holding something else than hex digits: the general reader says why not
+    if int(fast.group(1)) > _MAX_SAFE_INTEGER:
+        return None
+    g = fast.group
+    return LinesVersion(
+        token, content_hash, int(g(1)), g(2).decode(), g(3).decode(), int(g(4)), g(5).decode(), int(g(6)),
+        g(7).decode(),
+    )  # fmt: skip
+
+
+def _general(token: str, content_hash: str, raw: bytes) -> LinesVersion | None:
+    """The metadata as any JSON writer may write it, each field checked."""
     try:
         metadata = json.loads(raw.decode("utf-8"))
     except ValueError:
