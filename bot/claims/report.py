@@ -75,34 +75,55 @@ def render_text(report: SweepReport, verbose: bool = False, attention_only: bool
             "(--all re-checks everything)."
         )
     for page in report.pages:
+        out += _text_page(page, report, verbose)
+    out += _text_references(report, verbose)
+    coverage = _coverage_line(report)
+    if coverage:
         out.append("")
-        out.append(one_line(page.page))
-        if page.error:
-            out.append(f"  ! error       {one_line(page.error)}")
+        out.append(coverage)
+        if verbose:
+            out.extend(f"  {one_line(c.page)}  {_page_coverage(c)}" for c in report.coverage)
+    if report.ungrounded_pages and verbose:
+        out.append("")
+        out.append("Pages without claims: " + ", ".join(one_line(p) for p in report.ungrounded_pages))
+    return "\n".join(out) + "\n"
+
+
+def _text_page(page: PageResult, report: SweepReport, verbose: bool) -> list[str]:
+    """A page's lines: its claims (fresh ones counted unless `verbose`), each with the evidence that changed."""
+    out = ["", one_line(page.page)]
+    if page.error:
+        return [*out, f"  ! error       {one_line(page.error)}"]
+    fresh = 0
+    for claim in page.claims:
+        if claim.verdict is Verdict.FRESH and not verbose:
+            fresh += 1
             continue
-        fresh = 0
-        for claim in page.claims:
-            if claim.verdict is Verdict.FRESH and not verbose:
-                fresh += 1
+        mark = ""
+        if claim.touched:
+            mark = "  [this change]"
+        elif report.base and claim.verdict.needs_attention:
+            mark = "  [before this change]"
+        statement = clip(claim.statement, _STATEMENT_WIDTH)
+        out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {one_line(claim.id)}  {statement}{mark}")
+        if claim.error:
+            out.append(f"      {one_line(claim.error)}")
+        for evidence in claim.evidence:
+            if evidence.verdict is Verdict.FRESH and not verbose:
                 continue
-            mark = ""
-            if claim.touched:
-                mark = "  [this change]"
-            elif report.base and claim.verdict.needs_attention:
-                mark = "  [before this change]"
-            statement = clip(claim.statement, _STATEMENT_WIDTH)
-            out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {one_line(claim.id)}  {statement}{mark}")
-            if claim.error:
-                out.append(f"      {one_line(claim.error)}")
-            for evidence in claim.evidence:
-                if evidence.verdict is Verdict.FRESH and not verbose:
-                    continue
-                note = one_line(evidence_note(evidence))
-                where = one_line(_where(evidence))
-                out.append(f"      {evidence.verdict.value}: {where}" + (f"  ({note})" if note else ""))
-                out.extend(f"        {printable(line)}" for line in diff_lines(evidence.old_text, evidence.new_text))
-        if fresh:
-            out.append(f"  ✓ {fresh} fresh")
+            note = one_line(evidence_note(evidence))
+            where = one_line(_where(evidence))
+            out.append(f"      {evidence.verdict.value}: {where}" + (f"  ({note})" if note else ""))
+            out.extend(f"        {printable(line)}" for line in diff_lines(evidence.old_text, evidence.new_text))
+    if fresh:
+        out.append(f"  ✓ {fresh} fresh")
+    return out
+
+
+def _text_references(report: SweepReport, verbose: bool) -> list[str]:
+    """The broken references that fail the check, the notes (listed when `verbose`, else counted), and the pages
+    not read."""
+    out: list[str] = []
     failing = [ref for ref in report.broken_references if ref.attention]
     notes = [ref for ref in report.broken_references if not ref.attention]
     if failing:
@@ -120,18 +141,8 @@ def render_text(report: SweepReport, verbose: bool = False, attention_only: bool
             f"{plural(len(notes), 'reference names', 'references name')} what is gone but not for certain: "
             "notes, not failing (--verbose lists them)."
         )
-    for skipped, why in report.skipped_pages:
-        out.append(f"Not read: {one_line(skipped)}: {one_line(why)}")
-    coverage = _coverage_line(report)
-    if coverage:
-        out.append("")
-        out.append(coverage)
-        if verbose:
-            out.extend(f"  {one_line(c.page)}  {_page_coverage(c)}" for c in report.coverage)
-    if report.ungrounded_pages and verbose:
-        out.append("")
-        out.append("Pages without claims: " + ", ".join(one_line(p) for p in report.ungrounded_pages))
-    return "\n".join(out) + "\n"
+    out += [f"Not read: {one_line(skipped)}: {one_line(why)}" for skipped, why in report.skipped_pages]
+    return out
 
 
 def _text_reference(ref: BrokenReference, report: SweepReport, mark: str) -> str:
@@ -165,6 +176,23 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
     `attention_only`, the counts are the whole check's and only what needs attention is listed."""
     if attention_only:
         report = needing_attention(report)
+    head = _md_head(report, attention_only)
+    body = _md_claims(report, limit, sum(len(line) + 1 for line in head))
+    unreadable = [p for p in report.pages if p.error]
+    if unreadable:
+        body += ["", f"### Unreadable sidecars ({len(unreadable)})", ""]
+        body += [f"- {code(p.sidecar)}: {prose(p.error or '')}" for p in unreadable]
+    body += _md_references(report)
+    coverage = _coverage_line(report)
+    if coverage:
+        body += ["", f"### {prose(coverage)}", "", "<details><summary>per page</summary>", ""]
+        body += ["| page | claims | paragraphs | grounded |", "|---|---:|---:|---:|"]
+        body += [f"| {prose(c.page)} | {c.claims} | {c.paragraphs} | {c.grounded} |" for c in report.coverage]
+        body += ["", "</details>"]
+    return _truncate("\n".join(head + body) + "\n", limit)
+
+
+def _md_head(report: SweepReport, attention_only: bool) -> list[str]:
     s = report.summary
     head = [
         f"**{summary_line(report)}**",
@@ -181,6 +209,12 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
         ]
     if attention_only:
         head += ["", f"_{ATTENTION_ONLY_NOTE}_"]
+    return head
+
+
+def _md_claims(report: SweepReport, limit: int | None, size: int) -> list[str]:
+    """The claims grouped by what they need, the first few while the summary stays under `limit` (`size` is what
+    it holds before them)."""
     claims = report.claims()
     touched_attention = [(p, c) for p, c in claims if c.touched and c.verdict.needs_attention]
     older = [(p, c) for p, c in claims if not c.touched and c.verdict.needs_attention]
@@ -193,7 +227,6 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
     if not report.base:
         sections = [("Need attention", touched_attention + older), sections[2]]
     body: list[str] = []
-    size = sum(len(line) + 1 for line in head)
     for title, items in sections:
         if items:
             body += ["", f"### {title} ({len(items)})", ""]
@@ -203,10 +236,11 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
                 lines = _md_claim(page, claim)
                 size += sum(len(line) + 1 for line in lines)
                 body += lines
-    unreadable = [p for p in report.pages if p.error]
-    if unreadable:
-        body += ["", f"### Unreadable sidecars ({len(unreadable)})", ""]
-        body += [f"- {code(p.sidecar)}: {prose(p.error or '')}" for p in unreadable]
+    return body
+
+
+def _md_references(report: SweepReport) -> list[str]:
+    body: list[str] = []
     failing = [ref for ref in report.broken_references if ref.attention]
     notes = [ref for ref in report.broken_references if not ref.attention]
     if failing:
@@ -219,13 +253,7 @@ def render_markdown(report: SweepReport, limit: int | None = None, attention_onl
     if report.skipped_pages:
         body += ["", f"### Pages not read ({len(report.skipped_pages)})", ""]
         body += [f"- {code(page)}: {prose(why)}" for page, why in report.skipped_pages]
-    coverage = _coverage_line(report)
-    if coverage:
-        body += ["", f"### {prose(coverage)}", "", "<details><summary>per page</summary>", ""]
-        body += ["| page | claims | paragraphs | grounded |", "|---|---:|---:|---:|"]
-        body += [f"| {prose(c.page)} | {c.claims} | {c.paragraphs} | {c.grounded} |" for c in report.coverage]
-        body += ["", "</details>"]
-    return _truncate("\n".join(head + body) + "\n", limit)
+    return body
 
 
 def _md_reference(ref: BrokenReference, report: SweepReport) -> str:
