@@ -21,7 +21,7 @@ from .quotes import prose_blocks
 from .references import MAX_SPAN, Mention
 from .silence import unsilenced
 
-FORMAT = 2  # 2: mentions a comment silences are left out; pages of every kind
+FORMAT = 3  # 2: mentions a comment silences are left out; pages of every kind. 3: each mention on its own line
 _KINDS = frozenset({"code", "link"})
 
 

@@ -166,6 +166,56 @@ def test_mentions_without_front_matter_and_of_nothing() -> None:
     assert mentions("`" + "x" * 200 + "`\n") == [Mention("x" * 200, "code", 1)]
 
 
+REPEATED = """---
+title: Repeated
+---
+`a` and `a`, then `b`
+and `a` again, `a`
+[x](a) `a`
+
+Prose names drain and
+then `drain`: the span's line, not the word's.
+
+[a label over
+two lines](src/q.py), [`q`
+label](q.py) and `a code span
+over two lines` `lines`
+
+- `a`
+  `a`
+
+| `a` | `a` |
+|-----|-----|
+| `a` | [a](a) |
+"""
+
+
+def test_every_mention_stands_on_its_own_line_however_often_its_text_is_written() -> None:
+    """The line of a span's own text, not of the first line of its paragraph that holds the same text."""
+    assert [(m.text, m.line) for m in mentions(REPEATED)] == [
+        ("a", 4), ("a", 4), ("b", 4),  # twice on one line
+        ("a", 5), ("a", 5),  # the same text on the paragraph's next line
+        ("a", 6), ("a", 6),  # a link's target, then a span
+        ("drain", 9),  # the word `drain` stands on line 8 too, outside any span
+        ("src/q.py", 12),  # a link's target, below its label's first line
+        ("q.py", 13), ("q", 12),  # a link, then the span in its label, a line above its target
+        ("a code span over two lines", 13),  # broken over two lines: where it starts
+        ("lines", 14),
+        ("a", 16), ("a", 17),  # a list item's lines
+        ("a", 19), ("a", 19), ("a", 21), ("a", 21),  # table cells on their rows
+    ]  # fmt: skip
+
+
+def test_mentions_of_a_page_of_many_spans_in_one_paragraph_keep_their_lines() -> None:
+    """Each span's line, in a paragraph of thousands of spans on hundreds of lines (read in one pass: the search
+    of each span's text over its paragraph took minutes on such a page)."""
+    rows = [" ".join(f"`s{(row * 7 + k) % 10}`" for k in range(8)) for row in range(500)]
+    found = mentions("# Many\n\n" + "\n".join(rows) + "\n")
+    assert len(found) == 4000
+    assert [m.line for m in found] == [3 + row for row in range(500) for _ in range(8)]
+    assert [m.text for m in found[8:16]] == [f"s{(7 + k) % 10}" for k in range(8)]
+
+
 def test_the_body_and_the_headings_of_a_page() -> None:
     assert page_body(PAGE_TEXT).startswith("\n# The `TaskQueue`\n")
     assert page_body("no front matter\n") == "no front matter\n"
