@@ -15,6 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import unquote
 
@@ -273,8 +274,24 @@ def _module_names(path: str) -> tuple[str, str]:
 
 
 def is_folder(path: str, paths: Collection[str]) -> bool:
+    """Whether a file of `paths` stands in the folder `path`. A check asks it of every mention: give a frozenset,
+    whose folders are gathered once and kept (any other collection is searched through on each call)."""
+    if isinstance(paths, frozenset):
+        return path.rstrip("/") in folders(paths)
     prefix = path.rstrip("/") + "/"
     return any(p.startswith(prefix) for p in paths)
+
+
+@lru_cache(maxsize=4)
+def folders(paths: frozenset[str]) -> frozenset[str]:
+    """Every folder holding a file of `paths` (`src` and `src/q` for `src/q/a.py`), for the last few sets asked."""
+    found = set()
+    for path in paths:
+        cut = path.find("/")
+        while cut >= 0:
+            found.add(path[:cut])
+            cut = path.find("/", cut + 1)
+    return frozenset(found)
 
 
 def references(

@@ -209,7 +209,7 @@ async def with_references(
     wiki_dir = options.wiki_dir
     every, too_large = doc_pages(head, wiki_dir, options.max_file_bytes)
     skipped = tuple((page, _too_large(size, options.max_file_bytes)) for page, size in too_large)
-    head_paths = set(source.files(head))
+    head_paths = frozenset(source.files(head))  # a frozenset: its folders are gathered once (`is_folder`)
     if change is None:
         pages = every
         recalled = {
@@ -309,10 +309,10 @@ def _folders_above(path: str) -> list[str]:
 
 
 async def _broken_by(
-    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: set[str]
+    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: frozenset[str]
 ) -> list[BrokenReference]:
     base = change.base
-    base_paths = set(source.files(base))
+    base_paths = frozenset(source.files(base))
     sweeper = Sweeper(head, change, options)
     before_files = code_paths(sweeper, base, sorted({f.old_path for f in change.files if f.old_path}))
     after_files = code_paths(sweeper, head, sorted({f.new_path for f in change.files if f.new_path}))

@@ -18,6 +18,7 @@ from bot.ground.references import (
     Target,
     dead_after,
     dead_paths,
+    folders,
     headings,
     is_folder,
     link_paths,
@@ -349,8 +350,11 @@ def test_path_of() -> None:
 def test_lookup_and_is_folder() -> None:
     assert [d.qualified for d in lookup("drain", INDEX)] == ["queue.drain", "TaskQueue.drain"]  # index order
     assert lookup("nothing", INDEX) == [] and lookup("a.b.c", INDEX) == []
-    assert is_folder("src", PATHS) and is_folder("src/taskq/", PATHS)
-    assert not is_folder("src/taskq/queue.py", PATHS) and not is_folder("sr", PATHS)
+    for paths in (PATHS, set(PATHS), sorted(PATHS)):  # a frozenset's folders are kept; others are searched
+        assert is_folder("src", paths) and is_folder("src/taskq/", paths) and is_folder("src/taskq//", paths)
+        assert not is_folder("src/taskq/queue.py", paths) and not is_folder("sr", paths)
+        assert not is_folder("", paths) and not is_folder("/", paths) and not is_folder("Makefile", paths)
+    assert folders(frozenset({"a/b/c/d.py", "e"})) == {"a", "a/b", "a/b/c"}
 
 
 def test_references_of_a_page() -> None:
