@@ -16,8 +16,8 @@ from gidgethub import RateLimitExceeded
 from gidgethub.sansio import RateLimit, decipher_response
 
 from bot.github.runtime import AppRuntime
-from bot.jobs import PermanentFailure
-from bot.jobs.requests import RepoRef
+from bot.jobs import Job, JobAbandoned, PermanentFailure
+from bot.jobs.requests import CheckRequest, FixRequest, GroundRequest, RepoRef
 
 REPO = RepoRef(installation_id=77, full_name="acme/widgets", id=1)
 GONE = "the repository acme/widgets no longer exists, or installation 77 can no longer see it"
@@ -117,3 +117,44 @@ async def test_an_answer_that_says_nothing_of_the_repository_leaves_the_failure_
     fake_github.fail_next("GET", r"^/repos/acme/widgets$", status, times=times)
     assert await rt.permanent_failure(REPO, refused(404)) is None
     assert probes(fake_github)[-1] == status
+
+
+# -- a job that never finished ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["check", "fix", "ground"])
+async def test_a_job_that_never_finished_is_said_on_its_run_by_the_runtime(
+    rt: AppRuntime, fake_github: FakeGitHub, kind: str
+) -> None:
+    repo = fake_github.repos["acme/widgets"]
+    head = repo.commit({"a.txt": "a\n"}, message="x")
+    run = repo.add_check_run("Wikiwarden", head, output={"title": "Wiki", "summary": "Checking.", "text": None})
+    ref = RepoRef(installation_id=77, full_name="acme/widgets", id=repo.id)
+    request = {"check": CheckRequest, "fix": FixRequest, "ground": GroundRequest}[kind](repo=ref, head_sha=head)
+    await rt.job_failed(Job(f"{kind}:x", "d", request), JobAbandoned("the job ran past 600 s"))
+    said = "Wikiwarden gave up: the job ran past 600 s. Re-run the check to try again."
+    if kind == "check":
+        assert (run["status"], run["conclusion"]) == ("completed", "failure")
+        assert run["output"]["title"] == "Wikiwarden could not check this commit" and run["output"]["summary"] == said
+    else:
+        label = {"fix": "Fix", "ground": "Grounding"}[kind]
+        assert run["output"]["summary"] == (
+            f"<!-- wikiwarden:{kind}-note -->\n> **{label}:** {said}\n<!-- /wikiwarden:{kind}-note -->\n\nChecking."
+        )
+        assert run["conclusion"] is None
+
+
+async def test_a_job_that_failed_otherwise_has_said_it_itself(rt: AppRuntime, fake_github: FakeGitHub) -> None:
+    repo = fake_github.repos["acme/widgets"]
+    head = repo.commit({"a.txt": "a\n"}, message="x")
+    ref = RepoRef(installation_id=77, full_name="acme/widgets", id=repo.id)
+    await rt.job_failed(Job("check:x", "d", CheckRequest(repo=ref, head_sha=head)), RuntimeError("boom"))
+    assert fake_github.requests == []
+
+
+async def test_an_abandoned_job_without_a_run_says_nothing(rt: AppRuntime, fake_github: FakeGitHub) -> None:
+    repo = fake_github.repos["acme/widgets"]
+    head = repo.commit({"a.txt": "a\n"}, message="x")
+    ref = RepoRef(installation_id=77, full_name="acme/widgets", id=repo.id)
+    await rt.job_failed(Job("fix:x", "d", FixRequest(repo=ref, head_sha=head)), JobAbandoned("worker gone"))
+    assert [r.method for r in fake_github.requests if "/check-runs" in r.path] == ["GET"]  # looked for one: none
