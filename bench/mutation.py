@@ -12,8 +12,9 @@ hand, with the reason, in bench/mutation_equivalent.json.
     python bench/mutation.py bot/claims/track.py --function _track_span --list
     python bench/mutation.py bot/claims/versions.py --dry-run  # the mutants, without running anything
 
-It never writes into the repository: `bot/`, `tests/` and `pyproject.toml` are copied (as they stand in the
-working tree) to a temporary folder, one mutant at a time is written there, and `python -m pytest -x -q -p
+It never writes into the repository: `bot/`, `tests/`, `pyproject.toml` and the other files the tests read
+(`COPIED_FOLDERS`, `COPIED_FILES`: action.yml, README.md, ...) are copied, as they stand in the working tree, to a
+temporary folder, one mutant at a time is written there, and `python -m pytest -x -q -p
 no:cacheprovider <tests>` runs from that folder. A canary mutant that makes the module raise on import must be
 killed first: it proves the tests import the copy and not the repository through the editable install.
 
@@ -44,6 +45,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT_FILE = Path(__file__).resolve().with_name("mutation_equivalent.json")
+# What the tests read besides the code: the Action's tests read action.yml and the README's Action section, the
+# deployment's tests the deploy folder, app.yml and pyproject.toml's scripts, the docs tests the wiki.
+COPIED_FOLDERS = ("bot", "tests", "deploy", "openwiki")
+COPIED_FILES = ("pyproject.toml", "action.yml", "app.yml", "README.md", ".pre-commit-hooks.yaml")
 # Each mutant's last outcome, by key, outside the repository: what --incremental reuses.
 LAST_RUN_FILE = Path(tempfile.gettempdir()) / "wikiwarden-mutation-outcomes.json"
 
@@ -430,9 +435,12 @@ class Workspace:
     def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="wikiwarden-mutation-"))
         ignore = shutil.ignore_patterns("__pycache__", ".pytest_cache", "*.pyc")
-        shutil.copytree(ROOT / "bot", self.root / "bot", ignore=ignore)
-        shutil.copytree(ROOT / "tests", self.root / "tests", ignore=ignore)
-        shutil.copy2(ROOT / "pyproject.toml", self.root / "pyproject.toml")
+        for folder in COPIED_FOLDERS:
+            if (ROOT / folder).is_dir():
+                shutil.copytree(ROOT / folder, self.root / folder, ignore=ignore)
+        for name in COPIED_FILES:
+            if (ROOT / name).is_file():
+                shutil.copy2(ROOT / name, self.root / name)
         # The copy first on the path, whatever the editable install says; the canary checks it.
         self.env = {**os.environ, "PYTHONPATH": str(self.root), "PYTHONHASHSEED": "0"}
 

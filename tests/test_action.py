@@ -173,7 +173,34 @@ def test_a_fork_pull_request_has_no_branch_to_fix() -> None:
 
 
 def test_a_closed_pull_request_is_not_checked() -> None:
-    assert change_from_event("pull_request", example("pull_request.closed.1")).head is None
+    data = example("pull_request.closed.1")
+    change = change_from_event("pull_request", data)
+    number = data["pull_request"]["number"]
+    assert change == EventChange("pull_request", None, pr_number=number, skipped=f"#{number} was closed: nothing to check")
+
+
+@pytest.mark.parametrize("number", [None, "5", 5.0, True, False, 0, -3, [5], {"n": 5}])
+def test_a_pull_request_without_a_positive_whole_number_is_refused(number: Any) -> None:
+    """The number names the pull request a fix and the summary speak of: anything but a whole number above 0
+    (a string, a float, a bool, which Python counts as an int) is a payload not to act on."""
+    data = pull(sha=SHA_B)
+    data["pull_request"]["number"] = number
+    with pytest.raises(ActionError, match=r"^the event payload's pull_request\.number is not a number$"):
+        change_from_event("pull_request", data)
+    del data["pull_request"]["number"]
+    with pytest.raises(ActionError, match=r"pull_request\.number is not a number"):
+        change_from_event("pull_request", data)
+    closed = {**data, "action": "closed", "pull_request": {**data["pull_request"], "number": number}}
+    with pytest.raises(ActionError, match=r"pull_request\.number is not a number"):  # before anything else
+        change_from_event("pull_request", closed)
+
+
+@pytest.mark.parametrize("number", [1, 2**40])
+def test_any_whole_number_above_0_names_the_pull_request(number: int) -> None:
+    data = pull(sha=SHA_B)
+    data["pull_request"]["number"] = number
+    change = change_from_event("pull_request", data)
+    assert change.pr_number == number and change.head_label == f"#{number} ({SHA_B[:12]})"
 
 
 def test_another_event_checks_the_commit_as_a_whole() -> None:

@@ -75,6 +75,7 @@ def candidates(
     ranked = _Ranked()
     body = page_body(page_text)
     settled = set()  # spans that named a path or a few definitions: neither values nor file names
+    file_names: _FileNames | None = None  # made for the first value looked up, once a page
     for ref in references:
         span = ref.mention.text.strip()
         named = [t.definition for t in ref.targets if t.definition is not None]
@@ -103,7 +104,8 @@ def candidates(
                 ranked.add(rank, path, holder.documented, f"`{value}` is a value in {holder.kind} {holder.qualified}")
             else:
                 ranked.add(rank, path, EvidenceResource(path, line, line).canonical, f"`{value}` is written here")
-        for path in _named_by_file_name(value, paths):
+        file_names = file_names or _FileNames(paths)
+        for path in file_names.named_by(value):
             ranked.file(3, path, f"`{value}` names the file")
     for name in _prose_names(body):
         code = [d for d in lookup(name, index) if not is_test(d.path)]
@@ -168,20 +170,33 @@ def _name_words(name: str) -> list[str]:
     return [_word(w) for w in _NAME_WORD.findall(name)]
 
 
-def _named_by_file_name(value: str, paths: Collection[str]) -> list[str]:
-    """The files a span names by a path's end (`app/app.tsx`), a file's name (`run.ts`, `openwiki-update.yml`) or,
-    for code, a file's name without its suffix (`git-repo` for `git-repo.ts`); none when more files answer."""
-    if not value or any(c in value for c in " *?[]{}()<>|$`'\"\\") or value.startswith(("/", "-", ".")):
-        return []
-    suffix = "/" + value
-    found = [p for p in paths if p.endswith(suffix) and not is_test(p)]
-    if not found and "/" not in value and "." not in value:
-        found = [
-            p
-            for p in paths
-            if language_of(p) is not None and not is_test(p) and posixpath.splitext(posixpath.basename(p))[0] == value
-        ]
-    return sorted(found) if len(found) <= SPECIFIC else []
+class _FileNames:
+    """The files of `paths` a span may name by a path's end (`app/app.tsx`, `run.ts`: what follows a `/` of the
+    path) or, for code, by a file's name without its suffix (`git-repo` for `git-repo.ts`); never tests. Made once
+    for a page, so that each of its spans is looked up, not searched for among every file."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.by_end: dict[str, list[str]] = {}
+        self.by_stem: dict[str, list[str]] = {}
+        for path in paths:
+            if is_test(path):
+                continue
+            cut = path.find("/")
+            while cut >= 0:
+                self.by_end.setdefault(path[cut + 1 :], []).append(path)
+                cut = path.find("/", cut + 1)
+            if language_of(path) is not None:
+                self.by_stem.setdefault(posixpath.splitext(posixpath.basename(path))[0], []).append(path)
+
+    def named_by(self, value: str) -> list[str]:
+        """The files `value` names by a path's end, else (a bare name) by a code file's name; none when more files
+        answer."""
+        if not value or any(c in value for c in " *?[]{}()<>|$`'\"\\") or value.startswith(("/", "-", ".")):
+            return []
+        found = self.by_end.get(value, [])
+        if not found and "/" not in value and "." not in value:
+            found = self.by_stem.get(value, [])
+        return sorted(found) if len(found) <= SPECIFIC else []
 
 
 def _named_in_words(body: str, titles: list[str], paths: Iterable[str]) -> list[str]:

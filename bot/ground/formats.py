@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
-from .markdown import tokens
+from .markdown import placed, tokens
 from .references import MAX_SPAN, Mention, mentions, page_body
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ _PARAGRAPH_END = re.compile(r"\n[ \t]*(?:\r?\n|\Z)")
 def _mdx_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt  # noqa: PLC0415 - imported only when pages are read
 
-    return MarkdownIt("commonmark").enable("table").disable("code")  # MDX has no indented code
+    return placed(MarkdownIt("commonmark").enable("table").disable("code"))  # MDX has no indented code
 
 
 @lru_cache(maxsize=8)
@@ -437,7 +437,7 @@ def _rst_reader() -> Callable[[str], _RstReading]:
             self, text: str, lineno: int, memo: Any, parent: nodes.Element
         ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
             made, messages = super().parse(text, lineno, memo, parent)
-            cursor = 0
+            cursor, counted, below = 0, 0, 0  # the text is read once: `below` line breaks before `counted`
             for node in _inline_nodes(made):
                 mention = _mention_of(node)
                 if mention is None:
@@ -445,7 +445,9 @@ def _rst_reader() -> Callable[[str], _RstReading]:
                 at = text.find(node.rawsource, cursor) if node.rawsource else -1
                 if at >= 0:
                     cursor = at + len(node.rawsource)
-                line = lineno + (text.count("\n", 0, at) if at >= 0 else 0)
+                    below += text.count("\n", counted, at)
+                    counted = at
+                line = lineno + (below if at >= 0 else 0)
                 self.add(mention[0], mention[1], self.holding(node.rawsource.split("\n", 1)[0], line))
             return made, messages
 

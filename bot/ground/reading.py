@@ -21,9 +21,10 @@ from .quotes import prose_blocks
 from .references import MAX_SPAN, Mention
 from .silence import unsilenced
 
+# 4: each mention on its own line (the parser's line, not searched for over its paragraph);
 # 3: a working tree's pages read as git stores them (a CRLF checkout's were read raw, kept under the LF blob's id);
 # 2: mentions a comment silences are left out; pages of every kind
-FORMAT = 3
+FORMAT = 4
 _KINDS = frozenset({"code", "link"})
 
 

@@ -15,6 +15,7 @@ import posixpath
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import unquote
 
@@ -109,16 +110,19 @@ def headings(page_text: str) -> list[str]:
 
 def mentions(page_text: str, parse: Callable[[str], Sequence[Token]] = tokens) -> list[Mention]:
     """Every inline code span and every link target of the page's Markdown (not its front matter, not code
-    blocks), with the line each stands on. `parse` reads the body into markdown-it tokens (MDX reads its own way)."""
+    blocks), with the line each stands on. `parse` reads the body into markdown-it tokens (MDX reads its own way)
+    from a parser made by `markdown.placed`, which says where each span stands in its block's text.
+
+    A mention's line is the line of its text inside its own span (a link's target, not its label), else of the
+    span's start (a code span broken over lines): each block's text is read once, front to back, however many
+    spans it holds."""
     body = page_body(page_text)
     offset = page_text.count("\n", 0, len(page_text) - len(body))
-    lines = body.split("\n")
     found: list[Mention] = []
     for token in parse(body):
-        if token.type != "inline" or not token.children:
+        if token.type != "inline" or not token.children or not token.map:
             continue
-        first = token.map[0] if token.map else 0
-        last = token.map[1] if token.map else first + 1
+        content, at, line = token.content, 0, token.map[0]  # the block's text: its line k is the page's map[0] + k
         for child in token.children:
             if child.type == "code_inline":
                 text, kind = child.content, "code"
@@ -128,8 +132,12 @@ def mentions(page_text: str, parse: Callable[[str], Sequence[Token]] = tokens) -
                 continue
             if not text or len(text) > MAX_SPAN:
                 continue
-            line = next((n for n in range(first, last) if text in lines[n]), first)
-            found.append(Mention(text, kind, offset + line + 1))  # type: ignore[arg-type]
+            start, end = child.meta["span"]
+            line += content.count("\n", at, start)  # spans come in the order they start
+            at = start
+            inside = content.find(text, start, end)
+            below = content.count("\n", start, inside) if inside >= 0 else 0
+            found.append(Mention(text, kind, offset + line + below + 1))  # type: ignore[arg-type]
     return found
 
 
@@ -266,8 +274,24 @@ def _module_names(path: str) -> tuple[str, str]:
 
 
 def is_folder(path: str, paths: Collection[str]) -> bool:
+    """Whether a file of `paths` stands in the folder `path`. A check asks it of every mention: give a frozenset,
+    whose folders are gathered once and kept (any other collection is searched through on each call)."""
+    if isinstance(paths, frozenset):
+        return path.rstrip("/") in folders(paths)
     prefix = path.rstrip("/") + "/"
     return any(p.startswith(prefix) for p in paths)
+
+
+@lru_cache(maxsize=4)
+def folders(paths: frozenset[str]) -> frozenset[str]:
+    """Every folder holding a file of `paths` (`src` and `src/q` for `src/q/a.py`), for the last few sets asked."""
+    found = set()
+    for path in paths:
+        cut = path.find("/")
+        while cut >= 0:
+            found.add(path[:cut])
+            cut = path.find("/", cut + 1)
+    return frozenset(found)
 
 
 def references(

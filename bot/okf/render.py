@@ -68,7 +68,7 @@ def list_item(entry: Mapping[str, Any] | Any, indent: int = 2) -> list[str]:
 
 def _flow(value: Any) -> str:
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{scalar(str(k))}: {_flow(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_flow(str(k))}: {_flow(v)}" for k, v in value.items()) + "}"  # keys are flow too
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_flow(v) for v in value) + "]"
     text = scalar(value)

@@ -103,8 +103,8 @@ async def prepare_ground(
     code = [p for p in citable if language_of(p) is not None]
     await source.fetch(head, code)
     index = SymbolIndex.of_files({p: head.read(p) for p in code})
-    paths = set(files)
-    evidence_paths = set(citable)  # candidates are evidence: never the wiki itself, nothing ignored
+    paths = frozenset(files)  # frozensets: their folders are gathered once (`is_folder`)
+    evidence_paths = frozenset(citable)  # candidates are evidence: never the wiki itself, nothing ignored
 
     async def fetch(wanted: Sequence[str]) -> None:
         await source.fetch(head, wanted)

@@ -209,7 +209,7 @@ async def with_references(
     rules = rules or ReferenceRules()
     every, too_large = doc_pages(head, options.wiki_dir, options.max_file_bytes)
     skipped = tuple((page, _too_large(size, options.max_file_bytes)) for page, size in too_large)
-    head_paths = set(source.files(head))
+    head_paths = frozenset(source.files(head))  # a frozenset: its folders are gathered once (`is_folder`)
     checked = [p for p in every if rules.pages.checked(p)]
     if change is not None:
         found = await _broken_by(source, head, change, options, checked, head_paths)
@@ -336,8 +336,8 @@ class _Changed:
 
 
 async def _changed_code(source: Source, head: Snapshot, change: Change, options: SweepOptions) -> _Changed:
-    base, head_paths = change.base, set(source.files(head))
-    base_paths = set(source.files(base))
+    base, head_paths = change.base, frozenset(source.files(head))
+    base_paths = frozenset(source.files(base))
     sweeper = Sweeper(head, change, options)
     before_files = code_paths(sweeper, base, sorted({f.old_path for f in change.files if f.old_path}))
     after_files = code_paths(sweeper, head, sorted({f.new_path for f in change.files if f.new_path}))
@@ -351,7 +351,7 @@ async def _changed_code(source: Source, head: Snapshot, change: Change, options:
 
 
 async def _broken_by(
-    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: set[str]
+    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: frozenset[str]
 ) -> list[BrokenReference]:
     """The references of `pages` the change broke: read only when the change removed what a page could name."""
     changed = await _changed_code(source, head, change, options)
@@ -391,7 +391,7 @@ async def _broken_by(
 
 
 def _reachable(
-    dead: DeadReference, head: Snapshot, head_paths: set[str], at_head: SymbolIndex, root: str, exported: set[str]
+    dead: DeadReference, head: Snapshot, head_paths: frozenset[str], at_head: SymbolIndex, root: str, exported: set[str]
 ) -> bool:
     """Whether what a dead reference named is still there for a reader: moved (or another by its name), still
     reachable under its old name (`lives_on`), answered for by a module, or in a file that does not parse."""

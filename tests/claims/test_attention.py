@@ -8,7 +8,7 @@ import json
 import pytest
 from citools import demo_reports
 
-from bot.claims.attention import Place, attention_only, findings
+from bot.claims.attention import Finding, Place, attention_only, findings
 from bot.claims.report import FORMATS, render, render_markdown, render_text, report_json
 from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
@@ -163,3 +163,117 @@ def test_fingerprints_name_the_finding_not_its_place() -> None:
     changed = ClaimResult(claim.id, claim.statement, claim.verdict, True, (other,))
     third = findings(SweepReport("v3", "v1", "openwiki", (PageResult(page.page, page.sidecar, None, (changed,)),)))
     assert third[0].fingerprint != first[0].fingerprint  # another evidence record: another finding
+
+
+# -- the findings' words: each says what happened to what, and what to do --------------------------------------
+
+
+def _one(evidence: EvidenceResult, *, statement: str = "Q drains.", base: str | None = "v1") -> SweepReport:
+    claim = ClaimResult("claim_1", statement, evidence.verdict, evidence.touched, (evidence,))
+    return SweepReport(
+        "v2", base, "openwiki", (PageResult("openwiki/q.md", "openwiki/.claims/q.json", None, (claim,)),)
+    )
+
+
+def _evidence(verdict: Verdict, **fields: object) -> EvidenceResult:
+    openwiki = OpenWikiVerdict.FRESH if verdict in (Verdict.MOVED, Verdict.COSMETIC) else OpenWikiVerdict.STALE
+    return EvidenceResult("repo://src/q.py#L3-L4", "v", verdict, openwiki, **fields)
+
+
+def test_a_statement_is_shown_up_to_a_thousand_characters() -> None:
+    for statement, shown in [("x" * 999 + "y", "x" * 999 + "y"), ("x" * 999 + "yz", "x" * 999 + "y")]:
+        [finding] = findings(_one(_evidence(Verdict.STALE, span=(3, 4)), statement=statement))
+        assert finding.message.split("\n\n")[0] == shown
+
+
+def test_stale_evidence_is_placed_on_its_lines_else_on_the_page() -> None:
+    on_lines = _evidence(Verdict.STALE, span=(5, 6), resource_now="repo://src/q.py#L5-L6")
+    [finding] = findings(_one(on_lines))
+    assert finding.place == Place("src/q.py", 5, 6)
+    assert finding.message == (
+        "Q drains.\n\nClaim claim_1 on openwiki/q.md cites repo://src/q.py#L3-L4. This code is its evidence, and it "
+        "changed. Re-verify the claim, then correct or retract it."
+    )
+    assert finding.title == "Wiki claim stale: openwiki/q.md" and finding.level == "warning"
+    # a whole file (no lines), or no place known now: the page, in other words
+    for evidence in (
+        _evidence(Verdict.STALE, resource_now="repo://src/q.py"),
+        _evidence(Verdict.STALE, span=(5, 6)),
+        _evidence(Verdict.STALE, span=(5, 6), resource_now="repo://src/q.py#L0-L1"),  # not a resource
+    ):
+        [finding] = findings(_one(evidence))
+        assert finding.place == Place("openwiki/q.md") == finding.page
+        assert "Its evidence changed. Re-verify" in finding.message
+
+
+def test_unresolved_evidence_is_placed_where_its_text_stood() -> None:
+    [finding] = findings(_one(_evidence(Verdict.UNRESOLVED, anchor=("src/old.py", 7), touched=True)))
+    assert finding.place == Place("src/old.py", 7, 7) and finding.level == "error"
+    assert finding.message.endswith(
+        "Its text stood here, and this change deleted it. Retarget the claim's evidence or retract the claim."
+    )
+    [finding] = findings(_one(_evidence(Verdict.UNRESOLVED)))
+    assert finding.place == Place("openwiki/q.md")
+    assert "Its text or its file is gone. Retarget" in finding.message
+
+
+def test_evidence_in_error_says_why_on_the_page() -> None:
+    [finding] = findings(_one(_evidence(Verdict.ERROR, span=(3, 4), error="a symlink.", touched=True)))
+    assert finding.place == Place("openwiki/q.md") and finding.rule == "error"  # never the file it may not name
+    assert finding.message.endswith(
+        "cites repo://src/q.py#L3-L4. It cannot be checked: a symlink. Mend the claim's evidence or retract the claim."
+    )
+    [finding] = findings(_one(_evidence(Verdict.ERROR)))
+    assert "It cannot be checked: no reason given. Mend" in finding.message
+
+
+def test_moved_and_cosmetic_evidence_are_notes_only_when_asked_for_and_say_which() -> None:
+    moved = _evidence(Verdict.MOVED, span=(8, 9), resource_now="repo://src/q.py#L8-L9")
+    cosmetic = _evidence(Verdict.COSMETIC, span=(3, 4), resource_now="repo://src/q.py#L3-L4")
+    assert findings(_one(moved)) == [] and findings(_one(cosmetic)) == []
+    [note] = findings(_one(moved), reanchored=True)
+    assert (note.rule, note.level, note.place, note.page) == (
+        "reanchored", "note", Place("src/q.py", 8, 9), Place("openwiki/q.md"),
+    )  # fmt: skip
+    assert note.title == "Wiki claim moved: openwiki/q.md"
+    assert note.message.startswith(
+        "Claim claim_1 on openwiki/q.md cited repo://src/q.py#L3-L4: the same text stands here now. Nothing to decide: "
+    )
+    [note] = findings(_one(cosmetic), reanchored=True)
+    assert note.title == "Wiki claim cosmetic: openwiki/q.md"
+    assert ": the same text but for line endings or spaces stands here now. Nothing to decide: " in note.message
+    assert findings(_one(moved._replace(span=None)), reanchored=True) == []  # nowhere to put it
+
+
+def _reference(**fields: object) -> Finding:
+    ref = BrokenReference("openwiki/q.md", 4, "drain()", "Q.drain", "src/q.py", "removed")._replace(**fields)
+    [finding] = findings(SweepReport("v2", "v1", "openwiki", (), broken_references=(ref,)))
+    return finding
+
+
+def test_a_broken_references_words_name_its_target_and_what_to_do() -> None:
+    removed = _reference()
+    assert removed.message == (
+        "openwiki/q.md names drain() (Q.drain) on line 4: removed by this change. Correct the page, or, if the page "
+        "is right, silence it with <!-- wikiwarden: ignore --> on its line."
+    )
+    assert (removed.level, removed.place, removed.title) == (
+        "error", Place("openwiki/q.md", 4, 4), "Wiki reference broken: openwiki/q.md",
+    )  # fmt: skip
+    assert _reference(text="Q.drain").message.startswith("openwiki/q.md names Q.drain on line 4: removed")
+    renamed = _reference(what="renamed", renamed_to="Q.flush", at=("src/q.py", 9))
+    assert renamed.place == Place("src/q.py", 9, 9) and renamed.page == Place("openwiki/q.md", 4, 4)
+    assert renamed.message.endswith(
+        "renamed by this change to Q.flush. `wikiwarden fix` rewrites the mention to the new name; or, if the page is "
+        "right, silence it with <!-- wikiwarden: ignore --> on its line."
+    )
+    assert "Correct the page" in _reference(what="renamed").message  # renamed to nothing known: a person decides
+
+
+def test_a_reference_that_is_only_a_note_says_why() -> None:
+    note = _reference(attention=False, note="a path git ignores.")
+    assert (note.level, note.title) == ("note", "Wiki reference to check: openwiki/q.md")
+    assert note.message.endswith("removed by this change. Only a note, not failing the check: a path git ignores.")
+    assert _reference(attention=False).message.endswith("Only a note, not failing the check: not certain.")
+    only = SweepReport("v2", "v1", "openwiki", (), broken_references=(note.reference,))
+    assert findings(only, notes=False) == [] and findings(only) == [note]

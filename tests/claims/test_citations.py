@@ -158,7 +158,7 @@ def test_a_full_sweep_teaches_what_every_sidecar_cites() -> None:
     blobs = sidecar_blobs(MemorySnapshot(files))
     assert sorted(index.learnt) == sorted(blobs) and len(blobs) == 6
     by_page = {p: index.cited(MemorySnapshot(files).blob_id(f"openwiki/.claims/{p[:-3]}.json") or "") for p in CLAIMS}
-    assert by_page["p2.md"] == {"src/m2.py", "src/m3.py"}
+    assert by_page == {f"p{p}.md": {f"src/m{p}.py", f"src/m{(p + 1) % 6}.py"} for p in range(6)}
 
 
 @pytest.mark.parametrize(
@@ -186,7 +186,7 @@ def test_what_a_full_sweep_learns_a_sidecar_cites_is_what_its_bytes_say(resource
     base[path] = render_sidecar(sidecar.with_claims([*sidecar.claims, Claim("claim_odd", "Odd.", odd)]))
     index = _full_sweep_index(base)
     assert index.cited(MemorySnapshot(base).blob_id(path) or "") == cited_paths(base[path])
-    assert len(index.learnt) == 6
+    assert sorted(index.learnt) == sorted(sidecar_blobs(MemorySnapshot(base)))
     head = dict(base)
     head["src/m4.py"] = head["src/m4.py"].replace(b"return 1\n", b"return 100\n")  # cited by p3 and p4 only
     change = Change(MemorySnapshot(base, label="base"), (FileChange("src/m4.py", "src/m4.py"),))
@@ -227,7 +227,7 @@ def test_a_touched_page_or_ignore_file_or_all_means_every_sidecar(recheck_all: b
         change = Change(change.base, (*change.files, FileChange(None, ".openwikiignore")))
     options = SweepOptions(recheck_all=recheck_all)
     reads = wiki_reads(MemorySnapshot(files), "openwiki", change, options, index)
-    assert len([p for p in reads if p.endswith(".json")]) == 6
+    assert [p for p in reads if p.endswith(".json")] == [f"openwiki/.claims/p{n}.json" for n in range(6)]
 
 
 def test_a_page_whose_text_changed_has_its_sidecar_read() -> None:
@@ -321,7 +321,7 @@ def test_a_diff_aware_sweep_reads_as_read_before_the_sidecars_an_earlier_one_par
     first = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions(), index=index).sweep()
     citing = {"openwiki/.claims/p2.json", "openwiki/.claims/p3.json"}  # pages 2 and 3 cite src/m3.py
     assert seen == dict.fromkeys(citing, False)
-    assert len(index.parsed_now) == 2
+    assert index.parsed_now == {MemorySnapshot(files).blob_id(path) for path in citing}
     seen.clear()
     again = EvidenceIndex(dict(index.items()), parsed=index.parsed_now)
     second = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions(), index=again).sweep()
@@ -354,4 +354,8 @@ def test_a_sidecar_gone_before_it_is_learnt_is_learnt_as_citing_anything(error: 
     report = Sweeper(Vanishing(files), None, SweepOptions(), index=index).sweep()
     assert report == Sweeper(MemorySnapshot(files), None, SweepOptions()).sweep()
     assert Vanishing.reads == 2 and index.cited(MemorySnapshot(files).blob_id(path) or "") is None
-    assert len(index.learnt) == 6
+    blob = MemorySnapshot(files).blob_id
+    assert index.learnt == {  # every other sidecar: what it cites
+        blob(f"openwiki/.claims/p{p}.json"): None if p == 1 else {f"src/m{p}.py", f"src/m{(p + 1) % 6}.py"}
+        for p in range(6)
+    }

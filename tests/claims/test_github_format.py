@@ -13,7 +13,7 @@ from bot.claims.attention import findings
 from bot.claims.ci import escape_data, escape_property, render_github, workflow_command
 from bot.claims.inert import plain
 from bot.claims.report import render
-from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 
 
@@ -95,6 +95,18 @@ def test_attention_only_is_the_default_and_can_be_turned_off(demo) -> None:
     assert everything[6].data.endswith("Nothing to decide: `wikiwarden fix` re-anchors it.")
 
 
+def test_a_reference_that_is_only_a_note_is_a_notice_without_attention_only() -> None:
+    note = BrokenReference("openwiki/q.md", 4, ".cache/x.json", ".cache/x.json", ".cache/x.json", "missing",
+                           attention=False, note="a path git ignores.")  # fmt: skip
+    report = SweepReport("working tree", None, "openwiki", (), broken_references=(note,))
+    assert [c.name for c in annotations(render_github(report))] == ["notice"]  # the summary alone
+    found, _summary = annotations(render_github(report, attention_only=False))
+    assert (found.name, found.properties["title"], found.properties["file"]) == (
+        "notice", "Wiki reference to check: openwiki/q.md", "openwiki/q.md",
+    )  # fmt: skip
+    assert found.data.endswith("Only a note, not failing the check: a path git ignores.")
+
+
 def test_a_full_sweep_has_no_change_to_blame_so_everything_is_an_error(demo) -> None:
     _, full = demo
     found = annotations(render_github(full))[:-1]
@@ -165,3 +177,7 @@ def test_ungrounded_pages_are_one_notice_without_attention_only(tmp_path: Path) 
     assert notice.properties == {"title": "Wikiwarden: pages without claims"}
     assert notice.data.startswith("25 pages have no claims, so nothing checks them: openwiki/p0.md, openwiki/p1.md")
     assert notice.data.endswith("openwiki/p19.md and 5 more.")
+    for count, end in [(20, "openwiki/p18.md, openwiki/p19.md."), (21, "openwiki/p19.md and 1 more.")]:
+        report = SweepReport("working tree", None, "openwiki", (), ungrounded_pages=pages[:count])
+        notice, _summary = annotations(render_github(report, attention_only=False))
+        assert notice.data.endswith(end) and notice.data.startswith(f"{count} pages have no claims")

@@ -40,6 +40,7 @@ HOSTILE = [
     "* item",
     "1. one",
     "2) two",
+    "123456789. nine digits",
     "---",
     "===",
     "[ ] task [^1]",
@@ -150,6 +151,15 @@ def test_prose_is_a_whole_heading_and_a_whole_line(text: str) -> None:
     assert "heading_open" not in reading.types and "blockquote_open" not in reading.types
 
 
+def test_prose_escapes_a_list_number_only_where_commonmark_reads_one() -> None:
+    """An ordered list's number has one to nine digits: its delimiter is escaped; a longer number starts no list
+    and is left as written (prose escapes what would change the reading, nothing else)."""
+    assert prose("123456789. nine") == "123456789\\. nine" and prose("7) seven") == "7\\) seven"
+    assert prose("1234567890. ten") == "1234567890. ten" and prose("1234567890) ten") == "1234567890) ten"
+    assert [t.type for t in tokens("1234567890. ten")] == ["paragraph_open", "inline", "text", "paragraph_close"]
+    assert prose("- item") == "\\- item" and prose("x - y") == "x - y"
+
+
 @given(hostile_text)
 def test_prose_of_anything_is_inert_and_reads_as_written(text: str) -> None:
     assume(line_of(text))
@@ -203,3 +213,8 @@ def test_a_fence_is_longer_than_any_backtick_run_in_its_content(content: str) ->
     )
     blocks = [t for t in tokens(markdown) if t.type == "fence"]
     assert [b.content for b in blocks] == ["\n".join(lines) + "\n"]
+
+
+@pytest.mark.parametrize(("content", "length"), [("plain", 3), ("a `b` c", 3), ("``", 3), ("```", 4), ("+`````", 6)])
+def test_a_fence_is_three_backticks_or_one_more_than_the_longest_run(content: str, length: int) -> None:
+    assert fence(content) == "`" * length

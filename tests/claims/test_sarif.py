@@ -103,8 +103,16 @@ def test_the_demo_is_one_result_per_finding_located_on_the_code(demo) -> None:
     ]
     stale = results[1]
     assert stale["message"]["text"].startswith("A failing task is tried 3 times.\n\nClaim claim_")
-    [page] = stale["relatedLocations"]
-    assert page["physicalLocation"]["artifactLocation"]["uri"] == "openwiki/workers.md"
+    assert stale["relatedLocations"] == [
+        {
+            "id": 1,  # the one related location of a result: the page its message's `[text](1)` would link to
+            "physicalLocation": {
+                "artifactLocation": {"uri": "openwiki/workers.md", "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": 1, "endLine": 1},
+            },
+            "message": {"text": "the wiki page"},
+        }
+    ]
     assert (
         stale["properties"]["verdict"] == "stale"
         and stale["properties"]["resource"] == "repo://src/taskq/retry.py#L5-L5"
@@ -177,6 +185,11 @@ def test_hostile_strings_stay_data() -> None:
         assert "@octocat" not in text
     assert "\\[link\\](1)" in results[1]["message"]["text"]
     assert results[1]["properties"]["statement"] == INJECTION  # data, JSON-encoded, kept whole
+    ref = report.broken_references[0]
+    assert results[5]["properties"] == {  # what the reference is about, as data
+        "page": ref.page, "line": ref.line, "text": ref.text, "target": ref.target, "what": ref.what,
+        "renamedTo": ref.renamed_to, "attention": True, "note": None,
+    }  # fmt: skip
 
 
 def test_artifact_uris_are_relative_references() -> None:
@@ -194,8 +207,17 @@ def test_results_past_the_limit_are_left_out_worst_first(demo) -> None:
     [run] = log["runs"]
     assert [r["level"] for r in run["results"]] == ["error", "error"]
     [invocation] = run["invocations"]
-    assert invocation["toolExecutionNotifications"][0]["message"]["text"] == "4 more results were left out (limit 2)."
+    assert invocation == {
+        "executionSuccessful": True,  # the run itself went well: only its results were cut
+        "toolExecutionNotifications": [
+            {"level": "warning", "message": {"text": "4 more results were left out (limit 2)."}}
+        ],
+    }
     assert "invocations" not in sarif_log(diff)["runs"][0]
+    exactly = sarif_log(hostile_report(), max_results=6)["runs"][0]  # as many results as the limit: none left out
+    assert len(exactly["results"]) == 6 and "invocations" not in exactly
+    [one_more] = sarif_log(hostile_report(), max_results=5)["runs"][0]["invocations"]
+    assert one_more["toolExecutionNotifications"][0]["message"]["text"] == "1 more result was left out (limit 5)."
 
 
 def test_every_rule_is_described() -> None:

@@ -134,6 +134,28 @@ def _rejects(data: bytes, location: str, *words: str) -> str:
     return message
 
 
+def _sidecar_with(change: Callable[[dict], object]) -> Sidecar:
+    """The sidecar `_with(change)` must read as, built from the changed value itself (not through the reader)."""
+    value = copy.deepcopy(_valid())
+    change(value)
+    claims = tuple(
+        Claim(c["id"], c["statement"], tuple(EvidenceRecord(r["resource"], r["version"]) for r in c["evidence"]))
+        for c in value["claims"]
+    )
+    verification = value.get("verification")
+    return Sidecar(
+        value["pageVersion"], claims, Verification(verification["by"], verification["at"]) if verification else None
+    )
+
+
+def _strings(sidecar: Sidecar) -> set[str]:
+    found = {s for claim in sidecar.claims for s in (claim.id, claim.statement)}
+    found |= {s for claim in sidecar.claims for r in claim.evidence for s in (r.resource, r.version)}
+    if sidecar.verification is not None:
+        found |= {sidecar.verification.by, sidecar.verification.at}
+    return found
+
+
 # -- reader: valid inputs -------------------------------------------------------------------------
 
 
@@ -193,14 +215,24 @@ def test_same_resource_in_different_claims_is_fine() -> None:
     def change(v: dict) -> None:
         v["claims"][1]["evidence"][0]["resource"] = "repo://setup.py"
 
-    assert parse_sidecar(_with(change), PATH).claims[1].evidence[0].resource == "repo://setup.py"
+    parsed = parse_sidecar(_with(change), PATH)
+    assert [[r.resource for r in claim.evidence] for claim in parsed.claims] == [
+        ["repo://setup.py", "repo://bot/cli.py#L1-L9"],
+        ["repo://setup.py"],
+    ]
+    assert parsed == _sidecar_with(change)
 
 
 def test_same_version_twice_in_one_claim_is_fine() -> None:
     def change(v: dict) -> None:
         v["claims"][0]["evidence"][1]["version"] = "repo-file-v1:abc"
 
-    parse_sidecar(_with(change), PATH)
+    parsed = parse_sidecar(_with(change), PATH)
+    assert parsed.claims[0].evidence == (
+        EvidenceRecord("repo://setup.py", "repo-file-v1:abc"),
+        EvidenceRecord("repo://bot/cli.py#L1-L9", "repo-file-v1:abc"),
+    )
+    assert parsed == _sidecar_with(change)
 
 
 # -- reader: unknown and missing keys ------------------------------------------------------------
@@ -378,7 +410,10 @@ def test_canonical_strings_must_be_js_trimmed(location: str, setter: Callable, w
 @pytest.mark.parametrize(("location", "setter"), CANON_FIELDS, ids=CANON_IDS)
 def test_characters_js_does_not_trim_are_accepted_at_the_edges(location: str, setter: Callable, char: str) -> None:
     for value in (f"x{char}", f"{char}x", f"{char}x{char}"):
-        parse_sidecar(_with(lambda v, value=value: setter(v, value)), PATH)
+        change = lambda v, value=value: setter(v, value)  # noqa: E731
+        parsed = parse_sidecar(_with(change), PATH)
+        assert parsed == _sidecar_with(change)  # kept as written, at its place
+        assert value in _strings(parsed)
 
 
 @pytest.mark.parametrize("inner", [" ", "\u00a0", "\n", "\t", "\ufeff", "\u2028", "  \r\n  "])

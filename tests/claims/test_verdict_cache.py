@@ -165,9 +165,12 @@ def test_another_context_empties_the_cache() -> None:
     files = wiki()
     _, cache, _ = warm(files)
     kept = stored(cache)
+    blobs = sorted(cache.kept)
     other = VerdictCache.from_json(kept, kept["context"] + "x")
-    assert len(other) == 0
-    assert len(VerdictCache.from_json(kept, kept["context"])) == 2
+    assert [other.page(blob) for blob in blobs] == [None, None] and len(other) == 0
+    same = VerdictCache.from_json(kept, kept["context"])
+    assert [same.page(blob) for blob in blobs] == [cache.kept[blob] for blob in blobs]  # every page as it was kept
+    assert len(same) == 2
 
 
 def _records(report: SweepReport) -> list[EvidenceResult]:
@@ -396,8 +399,10 @@ def test_a_cache_of_the_format_before_moves_were_kept_short_is_not_read() -> Non
     old = stored(cache)
     old["format"] = 1
     old["context"] = "1:" + old["context"].split(":", 1)[1]
-    assert len(VerdictCache.from_json(old, cache.context)) == 0
-    assert len(VerdictCache.from_json(stored(cache), cache.context)) == 2
+    blobs = sorted(cache.kept)
+    assert [VerdictCache.from_json(old, cache.context).page(blob) for blob in blobs] == [None, None]
+    current = VerdictCache.from_json(stored(cache), cache.context)
+    assert [current.page(blob) for blob in blobs] == [cache.kept[blob] for blob in blobs]
 
 
 def test_a_sidecar_whose_page_the_cache_holds_is_read_as_read_before_and_only_that_one(

@@ -391,16 +391,22 @@ async def test_the_fix_wiki_button_queues_a_fix(app, fake: FakeGitHub, repo) -> 
 
 async def test_many_stale_claims_are_annotated_in_batches_of_50(aiohttp_client, fake: FakeGitHub) -> None:
     repo = fake.create_repo("acme", "big", 77)
-    code = {"src/many.py": "".join(f"VALUE_{n} = {n}\n" for n in range(120))}
-    claims = {"many.md": [(f"value {n}", [f"repo://src/many.py#L{n + 1}"]) for n in range(120)]}
+    code = {"src/many.py": "".join(f"VALUE_{n} = {n}\n# {n}\n" for n in range(120))}  # each value its own hunk
+    claims = {"many.md": [(f"value {n}", [f"repo://src/many.py#L{2 * n + 1}"]) for n in range(120)]}
     base = repo.commit(grounded(code, claims), message="init")
-    head = repo.commit({"src/many.py": "".join(f"VALUE_{n} = {n + 1}\n" for n in range(120))}, message="all change")
+    changed = "".join(f"VALUE_{n} = {n + 1}\n# {n}\n" for n in range(120))
+    head = repo.commit({"src/many.py": changed}, message="all change")
     app = await start_app(aiohttp_client, fake)
     await push(app, fake, repo, base, head)
     [run] = runs_of(repo, head)
-    assert len(run["annotations"]) == 120
-    patches = [r for r in fake.requests if r.method == "PATCH" and "/check-runs/" in r.path]
-    assert len(patches) == 3  # 50 + 50 + 20
+    assert [(a["path"], a["start_line"], a["end_line"], a["annotation_level"]) for a in run["annotations"]] == [
+        ("src/many.py", 2 * n + 1, 2 * n + 1, "warning") for n in range(120)
+    ]  # every stale claim's, in the wiki's order
+    assert [a["message"].split("\n\n")[0] for a in run["annotations"]] == [f"value {n}" for n in range(120)]
+    assert {a["title"] for a in run["annotations"]} == {"Wiki claim stale: openwiki/many.md"}
+    patches = [r.body for r in fake.requests if r.method == "PATCH" and "/check-runs/" in r.path]
+    assert [len(p["output"].get("annotations", [])) for p in patches] == [50, 50, 20]
+    assert [a for p in patches for a in p["output"]["annotations"]] == run["annotations"]  # sent in order, once
     assert len(run["output"]["summary"]) <= 65_535
 
 

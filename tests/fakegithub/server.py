@@ -96,6 +96,7 @@ class _Outcome:
     def __init__(self, op_id: str | None) -> None:
         self.op_id = op_id
         self.status = 500
+        self.body: Any = None
 
 
 async def _dispatch(request: web.Request, info: RouteInfo | None) -> web.StreamResponse:
@@ -107,7 +108,8 @@ async def _dispatch(request: web.Request, info: RouteInfo | None) -> web.StreamR
         outcome.status = response.status
         return response
     finally:
-        fake.requests.append(RequestRecord(request.method, request.path, query, outcome.status, outcome.op_id))
+        record = RequestRecord(request.method, request.path, query, outcome.status, outcome.op_id, outcome.body)
+        fake.requests.append(record)
 
 
 async def _pipeline(
@@ -122,6 +124,7 @@ async def _pipeline(
             body = json.loads(raw)
         except ValueError:
             return _respond(fake, ApiError(400, "Problems parsing JSON").reply(), bucket)
+        outcome.body = body
 
     validator = request.app[OPENAPI_KEY]
     if validator is not None and fake.validate_requests and not (info is not None and info.op_id == "graphql"):

@@ -75,6 +75,7 @@ class RequestRecord(NamedTuple):
     query: dict[str, list[str]]
     status: int
     operation_id: str | None
+    body: Any = None  # the request's JSON body, as sent (None without one)
 
 
 @dataclass

@@ -56,17 +56,37 @@ def test_a_403_that_is_not_a_rate_limit_is_permanent_and_says_why() -> None:
         answer(403, "API rate limit exceeded", **{"x-ratelimit-remaining": "0", "x-ratelimit-reset": "1"}),
         answer(403, "You have exceeded a secondary rate limit"),
         answer(403, "Forbidden", **{"retry-after": "60"}),
-        answer(429, "Too many requests"),
-        answer(422, "No commit found for SHA: abc"),
+        answer(403, "Forbidden", **{"Retry-After": "60"}),  # headers in any case
+        answer(403, "Forbidden", **{"X-RateLimit-Remaining": "0"}),
+        answer(429, "Too many requests"),  # a 429 is a rate limit, whatever it says
         GitHubBroken(HTTPStatus(503)),
         TimeoutError(),
         RuntimeError("a bug"),
     ],
-    ids=["primary", "secondary", "retry-after", "429", "422", "5xx", "timeout", "bug"],
+    ids=["primary", "secondary", "retry-after", "Retry-After", "X-RateLimit-Remaining", "429", "5xx", "timeout", "bug"],
 )
-def test_rate_limits_422_5xx_and_everything_else_are_worth_another_try(exc: BaseException) -> None:
-    refused = refusal(exc)
-    assert refused is None or (not needs_probe(refused) and access_refused(REPO, refused) is None)
+def test_rate_limits_5xx_and_everything_else_are_no_refusal(exc: BaseException) -> None:
+    assert refusal(exc) is None
+
+
+def test_a_422_is_a_refusal_worth_another_try() -> None:
+    """GitHub answers 422 for a commit it has not caught up with: refused, but neither permanent nor probed."""
+    refused = refusal(answer(422, "No commit found for SHA: abc"))
+    assert refused == Refused(422, "No commit found for SHA: abc") and refused.phrase == "422 Unprocessable Entity"
+    assert not needs_probe(refused) and access_refused(REPO, refused) is None and token_refused(77, refused) is None
+
+
+@pytest.mark.parametrize("status", [400, 409, 428, 451])
+def test_other_4xx_are_refusals_with_their_status(status: int) -> None:
+    """Only 403 and 429 can be rate limits: a 4xx whose message says "rate limit" is refused all the same."""
+    refused = refusal(answer(status, "rate limit? no"))
+    assert refused == Refused(status, "rate limit? no") and not needs_probe(refused)
+    assert access_refused(REPO, refused) is None
+
+
+def test_a_403_rate_limit_needs_more_than_a_remaining_quota() -> None:
+    assert refusal(answer(403, "Forbidden", **{"x-ratelimit-remaining": "1"})) == Refused(403, "Forbidden")
+    assert Refused(499, "x").phrase == "499"  # a status without a name
 
 
 def test_graphql_refusals() -> None:

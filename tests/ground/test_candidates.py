@@ -171,6 +171,11 @@ def test_a_file_named_by_its_path_its_name_or_the_end_of_its_path() -> None:
         "repo://evals/ledger/run.ts  `run.ts` names the file",
         "repo://src/connectors/sources/git-repo.ts  `git-repo` names the file",  # a code file by its name alone
     ]  # `index.ts` is the name of more files than a few: none of them
+    text = "`prompt.test.ts`, `ledger/run`, `/run.ts`, `crash-guard` and `queue.py`.\n"
+    assert [c for c in of(text) if "names the file" in c] == [
+        "repo://src/agent/crash-guard.ts  `crash-guard` names the file",  # a test names none; nor a name and a folder
+        "repo://src/taskq/queue.py  `queue.py` names the file",
+    ]
 
 
 def test_the_readme_of_a_folder_the_page_names() -> None:

@@ -641,6 +641,15 @@ def test_mdx_mentions_skip_esm_jsx_and_expressions_on_the_pages_lines() -> None:
     ]
 
 
+def test_mdx_mentions_of_the_same_text_each_on_its_own_line() -> None:
+    page = 'import A from "a"\n\n<A>`x` and `x`\n`x`</A> {`x`} `x`\n\n`y` <B y="`x`" /> `x`\n'
+    assert found("docs/x.mdx", page) == [
+        ("x", "code", 3), ("x", "code", 3),
+        ("x", "code", 4), ("x", "code", 4),  # the one in an expression is not read
+        ("y", "code", 6), ("x", "code", 6),  # nor the one in a tag's attribute
+    ]  # fmt: skip
+
+
 def test_mdx_code_blocks_fenced_at_any_indentation() -> None:
     assert code_blocks("docs/queue.mdx", MDX) == [CodeBlock(22, 'q.push({"a": `not_fence`})', "py")]
     assert code_blocks(

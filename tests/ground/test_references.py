@@ -18,6 +18,7 @@ from bot.ground.references import (
     Target,
     dead_after,
     dead_paths,
+    folders,
     headings,
     is_folder,
     link_paths,
@@ -166,6 +167,56 @@ def test_mentions_without_front_matter_and_of_nothing() -> None:
     assert mentions("`" + "x" * 200 + "`\n") == [Mention("x" * 200, "code", 1)]
 
 
+REPEATED = """---
+title: Repeated
+---
+`a` and `a`, then `b`
+and `a` again, `a`
+[x](a) `a`
+
+Prose names drain and
+then `drain`: the span's line, not the word's.
+
+[a label over
+two lines](src/q.py), [`q`
+label](q.py) and `a code span
+over two lines` `lines`
+
+- `a`
+  `a`
+
+| `a` | `a` |
+|-----|-----|
+| `a` | [a](a) |
+"""
+
+
+def test_every_mention_stands_on_its_own_line_however_often_its_text_is_written() -> None:
+    """The line of a span's own text, not of the first line of its paragraph that holds the same text."""
+    assert [(m.text, m.line) for m in mentions(REPEATED)] == [
+        ("a", 4), ("a", 4), ("b", 4),  # twice on one line
+        ("a", 5), ("a", 5),  # the same text on the paragraph's next line
+        ("a", 6), ("a", 6),  # a link's target, then a span
+        ("drain", 9),  # the word `drain` stands on line 8 too, outside any span
+        ("src/q.py", 12),  # a link's target, below its label's first line
+        ("q.py", 13), ("q", 12),  # a link, then the span in its label, a line above its target
+        ("a code span over two lines", 13),  # broken over two lines: where it starts
+        ("lines", 14),
+        ("a", 16), ("a", 17),  # a list item's lines
+        ("a", 19), ("a", 19), ("a", 21), ("a", 21),  # table cells on their rows
+    ]  # fmt: skip
+
+
+def test_mentions_of_a_page_of_many_spans_in_one_paragraph_keep_their_lines() -> None:
+    """Each span's line, in a paragraph of thousands of spans on hundreds of lines (read in one pass: the search
+    of each span's text over its paragraph took minutes on such a page)."""
+    rows = [" ".join(f"`s{(row * 7 + k) % 10}`" for k in range(8)) for row in range(500)]
+    found = mentions("# Many\n\n" + "\n".join(rows) + "\n")
+    assert len(found) == 4000
+    assert [m.line for m in found] == [3 + row for row in range(500) for _ in range(8)]
+    assert [m.text for m in found[8:16]] == [f"s{(7 + k) % 10}" for k in range(8)]
+
+
 def test_the_body_and_the_headings_of_a_page() -> None:
     assert page_body(PAGE_TEXT).startswith("\n# The `TaskQueue`\n")
     assert page_body("no front matter\n") == "no front matter\n"
@@ -209,6 +260,9 @@ def test_the_body_and_the_headings_of_a_page() -> None:
         ("workers.NewPool", ["NewPool (pkg/workers/pool.go)"]),  # a Go package is its folder
         ("workers.NewPool()", ["NewPool (pkg/workers/pool.go)"]),
         ("crate::queue::drain", ["queue.drain (crates/q/src/lib.rs)"]),  # Rust's path keywords
+        ("crate::drain", ["queue.drain (crates/q/src/lib.rs)", "TaskQueue.drain (src/taskq/queue.py)"]),
+        ("self::super::queue::drain()", ["queue.drain (crates/q/src/lib.rs)"]),
+        ("app.state.queue.push", ["TaskQueue.push (src/taskq/queue.py)"]),  # the instance behind other names
         ("Client[]", ["Client (web/src/client.ts)"]),  # a type as a type is written
         ("Client<string>", ["Client (web/src/client.ts)"]),
         ("Pool[]", ["Pool (pkg/workers/pool.go)"]),
@@ -299,8 +353,11 @@ def test_path_of() -> None:
 def test_lookup_and_is_folder() -> None:
     assert [d.qualified for d in lookup("drain", INDEX)] == ["queue.drain", "TaskQueue.drain"]  # index order
     assert lookup("nothing", INDEX) == [] and lookup("a.b.c", INDEX) == []
-    assert is_folder("src", PATHS) and is_folder("src/taskq/", PATHS)
-    assert not is_folder("src/taskq/queue.py", PATHS) and not is_folder("sr", PATHS)
+    for paths in (PATHS, set(PATHS), sorted(PATHS)):  # a frozenset's folders are kept; others are searched
+        assert is_folder("src", paths) and is_folder("src/taskq/", paths) and is_folder("src/taskq//", paths)
+        assert not is_folder("src/taskq/queue.py", paths) and not is_folder("sr", paths)
+        assert not is_folder("", paths) and not is_folder("/", paths) and not is_folder("Makefile", paths)
+    assert folders(frozenset({"a/b/c/d.py", "e"})) == {"a", "a/b", "a/b/c"}
 
 
 def test_references_of_a_page() -> None:
@@ -501,6 +558,32 @@ def test_links_resolve_as_the_docs_site_resolves_them(page: str, href: str, expe
     assert expected in link_paths(mention, page, "docs")
 
 
+def test_every_reading_of_a_link_best_first() -> None:
+    """As written, then the page a docs site builds from it, then a folder's own page: relative to the page's
+    folder, then to the page's URL on the site."""
+    assert link_paths(Mention("../guide/", "link", 1), "docs/a/b.md", "docs") == [
+        "docs/guide",
+        *(f"docs/guide{s}" for s in (".md", ".mdx", ".rst", ".markdown")),
+        *(f"docs/guide/{p}" for p in ("index.md", "README.md", "index.mdx", "index.rst", "README.rst")),
+        "docs/a/guide",
+        *(f"docs/a/guide{s}" for s in (".md", ".mdx", ".rst", ".markdown")),
+        *(f"docs/a/guide/{p}" for p in ("index.md", "README.md", "index.mdx", "index.rst", "README.rst")),
+    ]
+    assert link_paths(Mention("api.html#x", "link", 1), "docs/index.md", "docs") == [
+        "docs/api.html", "docs/api.md", "docs/api.mdx", "docs/api.rst", "docs/api.markdown",
+    ]  # fmt: skip
+    assert link_paths(Mention("/q.py", "link", 1), "docs/a.md") == ["q.py"]
+    assert link_paths(Mention("/q.py", "link", 1), "docs/a.md", "docs") == ["q.py", "docs/q.py"]
+    assert link_paths(Mention("q.py", "link", 1), "other/a.md", "docs") == ["other/q.py"]  # not on the site
+
+
+def test_a_path_keyword_alone_is_a_name() -> None:
+    """Rust's `crate::`, `self::` and `super::` name no module: left out, but never the name itself."""
+    index = index_of({"src/k.py": "def self():\n    return 1\n"})
+    assert [d.qualified for d in lookup("crate.self", index)] == ["self"]
+    assert [d.qualified for d in lookup("super.crate.self", index)] == ["self"]
+
+
 def test_without_a_site_a_link_is_read_relative_to_its_page_only() -> None:
     mention = Mention("../advanced/transports", "link", 1)
     assert resolve(mention, "docs/async.md", SITE, SymbolIndex([])) == ()
@@ -620,3 +703,115 @@ def test_a_method_the_class_now_sets_on_its_instances_lives_on() -> None:
     assert not lives_on(gone, index_of(compared), lambda d: compared[d.path])
     equals = {"rich/progress.py": after["rich/progress.py"].replace("self.print = ", "self.print == ")}
     assert not lives_on(gone, index_of(equals), lambda d: equals[d.path])  # a comparison sets nothing
+
+
+# -- what makes a body the same, and which target a dead reference reports ----------------------------------
+
+
+def renamed_to(before: str, after: str) -> list[str]:
+    """What `dead` says of `drain()` and `TaskQueue.drain` when queue.py goes from `before` to `after`."""
+    return dead({**BASE, "src/taskq/queue.py": before}, {**BASE, "src/taskq/queue.py": after})
+
+
+def test_a_new_name_with_other_parameters_is_no_rename() -> None:
+    """The signature is part of the body, but for the name."""
+    other = QUEUE_PY.replace("def drain(self):", "def flush(self, limit):")
+    assert renamed_to(QUEUE_PY, other)[0] == "`drain()` removed: TaskQueue.drain (src/taskq/queue.py)"
+
+
+def test_a_new_name_whose_last_line_changed_is_no_rename() -> None:
+    other = QUEUE_PY.replace("def drain(self):", "def flush(self):").replace("return done", "return list(done)")
+    assert renamed_to(QUEUE_PY, other)[0] == "`drain()` removed: TaskQueue.drain (src/taskq/queue.py)"
+
+
+def test_what_follows_a_renamed_definition_does_not_count() -> None:
+    extra = "    def extra(self):\n        return 1\n"
+    other = QUEUE_PY.replace(DRAIN, DRAIN.replace("drain", "flush") + extra)  # no blank line between them
+    assert renamed_to(QUEUE_PY, other)[0] == (
+        "`drain()` renamed to TaskQueue.flush (src/taskq/queue.py:12): TaskQueue.drain (src/taskq/queue.py)"
+    )
+
+
+def test_a_renamed_method_calling_its_old_name_elsewhere_is_renamed() -> None:
+    """Only the definition's own name is set aside: a call of the old name on another object is code like any."""
+    delegating = "    def drain(self):\n        done = self.inner.drain()\n        return done\n"
+    before = QUEUE_PY.replace(DRAIN, delegating)
+    after = QUEUE_PY.replace(DRAIN, delegating.replace("def drain", "def flush"))
+    assert renamed_to(before, after)[0] == (
+        "`drain()` renamed to TaskQueue.flush (src/taskq/queue.py:12): TaskQueue.drain (src/taskq/queue.py)"
+    )
+
+
+def test_a_dead_reference_reports_its_first_target() -> None:
+    rust_without = LIB_RS.replace("    pub fn drain() -> usize {\n        0\n    }\n", "")
+    before = {"src/taskq/queue.py": QUEUE_PY, "crates/q/src/lib.rs": LIB_RS}
+    after = {"src/taskq/queue.py": WITHOUT_DRAIN, "crates/q/src/lib.rs": rust_without}
+    found, _, _ = change(before, after)
+    [drain] = [r for r in found if r.mention.text == "drain()"]
+    assert [t.label for t in drain.targets] == ["queue.drain (crates/q/src/lib.rs)", "TaskQueue.drain (src/taskq/queue.py)"]
+    assert dead(before, after)[0] == "`drain()` removed: queue.drain (crates/q/src/lib.rs)"
+
+
+def test_a_reference_is_alive_when_a_target_is_still_defined_where_the_mention_does_not_reach() -> None:
+    """`queue.push` names the `push` of each file named queue.py; both went, but `B.push` is still defined in a file
+    the change left alone (which the mention, by its file's name, does not name): the reference is alive."""
+    before = {
+        "src/a/queue.py": "class A:\n    def push(self, x):\n        return x\n",
+        "src/b/queue.py": "class B:\n    def push(self, x):\n        return [x]\n",
+    }
+    after = {"src/a/queue.py": "class A:\n    pass\n", "src/b/queue.py": "class B:\n    pass\n"}
+    elsewhere = index_of({"src/c/tasks.py": "class B:\n    def push(self, x):\n        return [x]\n"})
+    found = references("openwiki/q.md", "Call `queue.push`.\n", set(before), index_of(before))
+    assert [t.label for t in found[0].targets] == ["A.push (src/a/queue.py)", "B.push (src/b/queue.py)"]
+    code = ChangedCode(set(before), set(after), set(before), index_of(before), index_of(after))
+    assert dead_after(found, code, still_defined=lambda q: bool(lookup(q, elsewhere))) == []
+    [gone] = dead_after(found, code, still_defined=lambda q: False)
+    assert gone.target.label == "A.push (src/a/queue.py)"
+
+
+def test_what_lives_on_is_a_member_of_something_still_there() -> None:
+    """A path, or a top-level definition, has no holder to live on in."""
+    found = references("openwiki/q.md", "See `src/taskq/util.py` and `helper()`.\n", set(BASE), index_of(BASE))
+    after = {"src/taskq/queue.py": WITHOUT_HELPER}
+    code = ChangedCode(set(BASE), set(after), set(BASE), index_of(BASE), index_of(after))
+    path, helper = dead_after(found, code, lambda q: False)
+    assert path.target.definition is None and helper.target.label == "helper (src/taskq/queue.py)"
+    everything = index_of({"x.py": "helper = print\nclass X:\n    def __init__(self):\n        self.helper = 1\n"})
+    assert lives_on(path, everything, lambda d: "") is False
+    assert lives_on(helper, everything, lambda d: "") is False
+
+
+def test_a_nested_member_lives_on_in_its_own_class_only() -> None:
+    """`Outer.Inner.run` went: `Outer` setting `self.run` does not keep it (its class is `Outer.Inner`)."""
+    before = {"m.py": "class Outer:\n    class Inner:\n        def run(self):\n            return 1\n"}
+    after = {"m.py": "class Outer:\n    def __init__(self):\n        self.run = print\n\n    class Inner:\n        pass\n"}
+    found = references("docs/a.md", "Call `Outer.Inner.run`.\n", set(before), index_of(before))
+    code = ChangedCode(set(before), set(after), set(before), index_of(before), index_of(after))
+    [gone] = dead_after(found, code, lambda q: False)
+    whole = lambda d: "\n".join(after[d.path].split("\n")[d.start - 1 : d.end])  # noqa: E731
+    assert lives_on(gone, index_of(after), whole) is False
+    kept = {"m.py": after["m.py"].replace("        pass\n", "        def __init__(self):\n            self.run = print\n")}
+    assert lives_on(gone, index_of(kept), lambda d: "\n".join(kept[d.path].split("\n")[d.start - 1 : d.end]))
+
+
+STREAM = "    def stream(self, method, url):\n        return StreamContext(self, method, url)\n"
+
+
+def moved_up(after: str) -> bool:
+    """Whether `AsyncClient.stream` lives on once the change leaves `after` (the method moved into a base)."""
+    before = {"c.py": "class BaseClient:\n    pass\n\n\nclass AsyncClient(BaseClient):\n" + STREAM}
+    code_after = {"c.py": after}
+    found = references("docs/a.md", "Call `AsyncClient.stream`.\n", set(before), index_of(before))
+    code = ChangedCode(set(before), set(after), set(before), index_of(before), index_of(code_after))
+    [gone] = dead_after(found, code, lambda q: False, lambda p: before[p].split("\n"), lambda p: after.split("\n"))
+    assert gone.renamed_to is not None and gone.renamed_to.name == "stream"
+    return lives_on(gone, index_of(code_after), lambda d: "\n".join(after.split("\n")[d.start - 1 : d.end]))
+
+
+def test_a_method_moved_up_lives_on_when_its_class_names_the_base_in_its_first_three_lines() -> None:
+    base = "class BaseClient:\n" + STREAM + "\n\n"
+    assert moved_up(base + "class AsyncClient(\n    Mixin,\n    BaseClient,\n):\n    pass\n")  # third line
+    assert moved_up(base + "class AsyncClient:\n    '''A client.'''\n\n    other = BaseClient\n") is False  # fourth: body
+    nested = "class Outer:\n    class BaseClient:\n" + STREAM.replace("    ", "        ") + "\n\n"
+    assert moved_up(nested + "class AsyncClient(BaseClient):\n    pass\n")  # `Outer.BaseClient.stream`: its class
+    assert moved_up(nested + "class AsyncClient(Outer):\n    pass\n") is False
