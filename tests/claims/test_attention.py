@@ -218,7 +218,8 @@ def test_unresolved_evidence_is_placed_where_its_text_stood() -> None:
 
 
 def test_evidence_in_error_says_why_on_the_page() -> None:
-    [finding] = findings(_one(_evidence(Verdict.ERROR, span=(3, 4), error="a symlink.", touched=True)))
+    in_error = _evidence(Verdict.ERROR, span=(3, 4), resource_now="repo://src/q.py#L3-L4", error="a symlink.")
+    [finding] = findings(_one(in_error._replace(touched=True)))
     assert finding.place == Place("openwiki/q.md") and finding.rule == "error"  # never the file it may not name
     assert finding.message.endswith(
         "cites repo://src/q.py#L3-L4. It cannot be checked: a symlink. Mend the claim's evidence or retract the claim."
