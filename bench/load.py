@@ -27,7 +27,7 @@ from pathlib import Path
 import aiohttp
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support"), str(ROOT / "tests" / "fakes"), str(ROOT / "bench")]
 
 from webhook_client import delivery_headers  # noqa: E402
 from webhooks import _free_port, _wait_for, app_environment, serve_fake, wait_for_fake  # noqa: E402

@@ -93,7 +93,7 @@ DEFAULT_TESTS: dict[str, list[str]] = {
     ],
     "bot/ground/check.py": [
         "tests/ground/test_ground_check.py",
-        "tests/test_cli_ground.py",
+        "tests/faces/cli/test_cli_ground.py",
     ],
     "bot/ground/findings.py": [
         "tests/ground/test_findings.py",

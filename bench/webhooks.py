@@ -37,7 +37,7 @@ import aiohttp
 from aiohttp import web
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "support"), str(ROOT / "tests" / "fakes")]
 
 from apptools import grounded, push_payload, settings_for  # noqa: E402
 from fakegithub import FakeGitHub  # noqa: E402

@@ -11,8 +11,9 @@ import pytest
 
 from bot.claims.snapshot import MemorySnapshot
 
-# Fixtures for any test module: the fake GitHub, the fake OpenAI-compatible server, the fix's shop repository.
-pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures", "fixtools", "clitools"]
+# Fixtures for any test module: the fake GitHub, the fake OpenAI-compatible server, the fix's shop repository, the
+# App installed for `acme` (`fake`) and served (`app`).
+pytest_plugins = ["fakegithub.fixtures", "fakeopenai.fixtures", "fixtools", "clitools", "appfixtures"]
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",

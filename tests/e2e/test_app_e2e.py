@@ -51,12 +51,6 @@ CLAIMS = {
 
 
 @pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
-@pytest.fixture
 def repo(fake: FakeGitHub):
     repo = fake.create_repo("acme", "widgets", 77)
     code = {
@@ -68,11 +62,6 @@ def repo(fake: FakeGitHub):
     }
     repo.base = repo.commit(grounded(code, CLAIMS), message="code and wiki")
     return repo
-
-
-@pytest.fixture
-async def app(aiohttp_client, fake: FakeGitHub):
-    return await start_app(aiohttp_client, fake)
 
 
 async def push(app, fake: FakeGitHub, repo, before: str, after: str, **fields) -> tuple[int, dict]:

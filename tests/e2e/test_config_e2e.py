@@ -12,12 +12,6 @@ CODE = {"src/values.py": "".join(f"VALUE_{n} = {n}\n" for n in range(5))}
 CLAIMS = {"values.md": [(f"value {n} is {n}", [f"repo://src/values.py#L{n + 1}"]) for n in range(5)]}
 
 
-@pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
 async def check_push(aiohttp_client, fake: FakeGitHub, files: dict[str, str], change: dict[str, str], **settings):
     """Commit `files` (the code, its wiki and a config), then `change`, push it and return the check run."""
     repo = fake.create_repo("acme", "widgets", 77)

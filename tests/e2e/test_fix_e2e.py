@@ -24,12 +24,6 @@ FIX_BRANCH = "refs/heads/wikiwarden/fix/main"
 
 
 @pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
-@pytest.fixture
 def repo(fake: FakeGitHub):
     repo = fake.create_repo("acme", "widgets", 77)
     files = grounded(

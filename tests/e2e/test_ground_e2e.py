@@ -55,12 +55,6 @@ def asked(fake_openai: FakeOpenAI) -> list[str]:
     return pages
 
 
-@pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
 def make_repo(fake: FakeGitHub, config: str | None = None, wiki: dict[str, str] = WIKI, name: str = "widgets"):
     repo = fake.create_repo("acme", name, 77)
     repo.base = repo.commit({"src/taskq/queue.py": QUEUE_PY}, message="code")

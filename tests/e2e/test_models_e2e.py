@@ -19,12 +19,6 @@ CONFIG = ".github/wikiwarden.yml"
 FIX_NOTE = "<!-- wikiwarden:fix-note -->"
 
 
-@pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
 async def start(aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, **overrides: Any):
     """The App with the fake's endpoint, which serves more models than the App offers."""
     fake_openai.models = ("test-model", "big-model", "gpt-expensive")

@@ -38,12 +38,6 @@ CLAIMS = {
 
 
 @pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
-@pytest.fixture
 def repo(fake: FakeGitHub):
     repo = fake.create_repo("acme", "widgets", 77)
     repo.base = repo.commit(grounded(CODE, CLAIMS), message="code and wiki")

@@ -19,7 +19,7 @@ from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, ren
 from bot.settings import Settings, load_settings
 from bot.web import QUEUE, RUNTIME, create_app
 
-EXAMPLES = Path(__file__).parent / "data" / "webhooks"
+EXAMPLES = Path(__file__).parents[1] / "data" / "webhooks"
 ZERO = "0" * 40
 PAGE = "---\ntype: Concept\n---\n\n# {title}\n\nProse.\n"
 

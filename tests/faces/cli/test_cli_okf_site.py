@@ -12,7 +12,7 @@ import pytest
 from clitools import status
 from conftest import GitRepo
 
-SITE = Path(__file__).parent / "data" / "httpx_docs" / "docs"
+SITE = Path(__file__).parents[2] / "data" / "httpx_docs" / "docs"
 PAGES = ["docs/advanced/resource-limits.md", "docs/advanced/timeouts.md", "docs/http2.md"]
 WRITTEN = sorted([*PAGES, "docs/advanced/index.md"])
 LAST_UPDATE = (

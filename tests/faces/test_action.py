@@ -46,7 +46,7 @@ from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 from bot.usecases.config_file import RepoConfig
 
-ACTION_YML = Path(__file__).resolve().parents[1] / "action.yml"
+ACTION_YML = Path(__file__).resolve().parents[2] / "action.yml"
 SHA_A, SHA_B = "a" * 40, "b" * 40
 ZERO = "0" * 40
 

@@ -36,21 +36,10 @@ SIGNED_HEADERS = {"Content-Type": "application/json", "User-Agent": "GitHub-Hook
 
 
 @pytest.fixture
-def fake(fake_github: FakeGitHub) -> FakeGitHub:
-    fake_github.add_installation(77, "acme")
-    return fake_github
-
-
-@pytest.fixture
 def repo(fake: FakeGitHub):
     repo = fake.create_repo("acme", "widgets", 77)
     repo.base = repo.commit(grounded({"a.py": "A = 1\n"}, {"a.md": [("a is one", ["repo://a.py#L1"])]}), message="x")
     return repo
-
-
-@pytest.fixture
-async def app(aiohttp_client, fake: FakeGitHub):
-    return await start_app(aiohttp_client, fake)
 
 
 async def post(

@@ -39,7 +39,7 @@ REGISTERED = {
     "warning",
 }
 ANNOTATIONS = {"error", "warning", "notice"}
-SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
+SCHEMA = Path(__file__).parents[1] / "data" / "sarif" / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
 
 

@@ -25,7 +25,7 @@ import pytest
 from clitools import Run
 from conftest import GIT_ENV, GitRepo
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 HOOK_ID = "wikiwarden"
 HOOK_NAME = "wiki claims still hold (wikiwarden)"
 CODE = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"  # b() is lines 5-6

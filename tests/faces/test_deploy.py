@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 from bot.cli import build_parser
 from bot.settings import ENV_PREFIX, Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
 COMPOSE = DEPLOY / "docker-compose.yml"

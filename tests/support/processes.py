@@ -26,7 +26,7 @@ import aiohttp
 import pytest
 from fakegithub import FakeGitHub
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:

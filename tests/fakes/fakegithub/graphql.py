@@ -14,7 +14,7 @@ from graphql import GraphQLError, GraphQLResolveInfo, GraphQLSchema
 
 __all__ = ["execute"]
 
-_SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "github" / "schema.graphql"
+_SCHEMA_PATH = Path(__file__).resolve().parents[2] / "data" / "github" / "schema.graphql"
 MAX_OBJECTS = 500  # GitHub's node limit, loosely: at most this many `object` fields in one query
 TEXT_LIMIT = 512_000  # GitHub truncates Blob.text after this many bytes
 BINARY_SNIFF = 8_000  # a NUL byte this early makes a blob binary (as git's own heuristic does)

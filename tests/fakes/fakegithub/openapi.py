@@ -15,7 +15,7 @@ from jsonschema.exceptions import best_match
 
 __all__ = ["OPERATIONS", "validate_request"]
 
-_SUBSET_PATH = Path(__file__).resolve().parents[1] / "data" / "github" / "openapi-subset.json"
+_SUBSET_PATH = Path(__file__).resolve().parents[2] / "data" / "github" / "openapi-subset.json"
 
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 # Keywords of an OpenAPI 3.0 Schema Object that JSON Schema draft 4 does not know; dropped before validating.

@@ -17,7 +17,7 @@ from fakeopenai import Failure, FakeOpenAI
 from bot.claims.sidecar import parse_sidecar
 from bot.demo import build_demo_repository
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 CHANGED = [
     "openwiki/.claims/configuration.json",
     "openwiki/.claims/queue.json",
