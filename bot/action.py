@@ -7,7 +7,7 @@ and the action's inputs (`INPUT_*`, mapped in `action.yml`). The decisions are p
 commits to compare, the outputs, the exit status); the check and the fix are the use cases every face runs.
 
 The payload and the repository are untrusted. Commit ids and branch names are checked before git or GitHub sees
-them; every workflow command is escaped (`bot.claims.ci`); the readable report is printed between
+them; every workflow command is escaped (`bot.report.ci`); the readable report is printed between
 `::stop-commands::` markers, so no line of a page can act as a command; outputs are written with a delimiter
 that is not in their value. The token is only handed to the GitHub client, never printed.
 """
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .claims.ci import workflow_command
 from .claims.pages import normalize_wiki_dir
 from .claims.verdicts import Verdict
+from .report.ci import workflow_command
 
 if TYPE_CHECKING:
     from .agent.factory import AgentFactory
@@ -282,7 +282,7 @@ def escaped(text: str) -> str:
 def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
     """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary of
     `limit_bytes`, names that are not UTF-8 escaped."""
-    from .claims.report import render_markdown  # noqa: PLC0415 - with the rest of the report's code
+    from .report.check import render_markdown  # noqa: PLC0415 - with the rest of the report's code
 
     limit = limit_bytes
     while True:
@@ -510,7 +510,7 @@ def _local_commit(repo: GitRepository, base: str) -> str:
 
 
 def _report(report: SweepReport, runner: Runner, summary_bytes: int) -> None:
-    from .claims.report import render  # noqa: PLC0415
+    from .report.check import render  # noqa: PLC0415
 
     runner.log_untrusted("Wikiwarden check", render(report, "text"))
     runner.out.write(escaped(render(report, "github", attention_only=True)))

@@ -3,6 +3,7 @@
 - no import loop among the modules of `bot/` (imports inside functions and under TYPE_CHECKING count too);
 - the pure core (`bot/claims`, `bot/okf`, `bot/fix`, `bot/ground`) imports nothing of `bot/` beyond itself (and the package
   root, which holds only the version);
+- the renderers (`bot/report`) import the core only, and the core never imports them;
 - each layer imports only the layers below it: `source/` and `agent/` the core (never `github/`), the use
   cases the core, `source/` and `agent/`; `github/` and `jobs/` sit above; the faces on top;
 - nothing imports the use cases but the faces and the App's job runners;
@@ -35,11 +36,12 @@ ALLOWED: dict[str, set[str]] = {
     "metrics": set(),
     "logs": set(),
     "lifetime": set(),
+    "report": CORE,
     "source": CORE,
     "agent": CORE | INFRASTRUCTURE,
     "usecases": CORE | {"source", "agent"} | INFRASTRUCTURE,
     "jobs": INFRASTRUCTURE,
-    "github": CORE | {"source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
+    "github": CORE | {"report", "source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
 }
 USE_CASE_CALLERS = {
     "bot.cli", "bot.demo", "bot.action", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"
@@ -213,6 +215,12 @@ def test_a_loop_is_found() -> None:
         ("bot.fix.engine", "bot.agent.agent"),
         ("bot.okf.project", "bot.settings"),
         ("bot.claims.sweep", "bot.okf.project"),  # claims is the innermost part
+        ("bot.claims.sweep", "bot.report.check"),  # the core never imports its renderers
+        ("bot.fix.engine", "bot.report.fix"),
+        ("bot.report.check", "bot.source.git"),  # the renderers import the core only
+        ("bot.report.fix", "bot.agent.agent"),
+        ("bot.report.inert", "bot.github.checks"),
+        ("bot.report.check", "bot.usecases.check"),
         ("bot.source.github", "bot.github.client"),  # an adapter importing the App
         ("bot.agent.agent", "bot.github.checks"),
         ("bot.usecases.fix", "bot.github.pulls"),
@@ -230,6 +238,8 @@ def test_an_inward_import_is_allowed() -> None:
         "bot.usecases.fix": {"bot.fix.engine", "bot.source.git", "bot.agent.factory"},
         "bot.github.fixing": {"bot.usecases.fix", "bot.jobs.requests"},
         "bot.okf.project": {"bot"},
+        "bot.report.fix": {"bot.fix.engine", "bot.claims.results", "bot.report.inert"},
+        "bot.github.checks": {"bot.report.check"},
         "bot.cli": {"bot.web", "bot.usecases.check"},
     }
     assert layer_violations(allowed) == []

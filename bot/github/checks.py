@@ -5,7 +5,7 @@ changed lines and where code a page names was removed or renamed, the pages with
 Ground wiki buttons, the conclusion), `failure_output` and `explain` a failure's; the coroutines below publish
 it within GitHub's limits (65,535-character summary, 50 annotations per request, appended by further updates).
 
-Every string from the repository goes through `bot.claims.inert`: the summary is Markdown (`prose`, `code`);
+Every string from the repository goes through `bot.report.inert`: the summary is Markdown (`prose`, `code`);
 the title and an annotation's title and message are plain text on GitHub, so they get `plain` (defused, one
 line per field); an annotation's `raw_details` is the evidence's diff, code shown verbatim.
 """
@@ -20,11 +20,11 @@ from urllib.parse import unquote
 
 from gidgethub import HTTPException, RateLimitExceeded
 
-from ..claims.inert import code, plain, prose
-from ..claims.report import render_markdown
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from ..claims.verdicts import Verdict
-from ..claims.wording import clip, plural
+from ..report.check import render_markdown
+from ..report.inert import code, plain, prose
+from ..report.wording import clip, plural
 from ..usecases.config_file import CONFIG_PATH, ModelRefusal, RepoConfig
 from .client import GitHubClient
 
@@ -344,7 +344,7 @@ def with_note(summary: str, text: str, url: str | None, name: str = "fix", label
     """The summary with a proposal's note on top (`name`: `fix` or `ground`, each its own note), replacing an
     earlier note of the same proposal (so re-runs do not pile up; a fix's note and a grounding's stand together).
 
-    `text` is Markdown whose untrusted parts already went through `bot.claims.inert` (`ProposalStatus.text`)."""
+    `text` is Markdown whose untrusted parts already went through `bot.report.inert` (`ProposalStatus.text`)."""
     start, end = f"<!-- wikiwarden:{name}-note -->", f"<!-- /wikiwarden:{name}-note -->"
     if start in summary and end in summary:
         before, rest = summary.split(start, 1)

@@ -15,12 +15,12 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..claims.inert import prose
 from ..claims.options import SweepOptions
 from ..fix.engine import FixResult
 from ..ground.baseline import BaselineError
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import FixRequest
+from ..report.inert import prose
 from ..source.github import GitHubSnapshot, GitHubSource
 from ..source.memory import SweepMemory
 from ..usecases.config import Config

@@ -8,7 +8,7 @@ rules are the fix's (`pulls.py`, kind `GROUND`).
 - The key is what the grounding decides (claims, their evidence, corrected prose, statements left unsupported),
   not its timestamps or the model's words, so the same grounding of a later commit is the same proposal.
 - Every untrusted string (page names, statements, quotes, the model's reasons, the branch) goes through
-  `bot.claims.inert`: `plain` in the title, `code`, `prose` and `fence` in the body.
+  `bot.report.inert`: `plain` in the title, `code`, `prose` and `fence` in the body.
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
-from ..claims.inert import code, fence, plain, prose
 from ..claims.pages import CLAIMS_DIR, page_for
-from ..claims.wording import plural
 from ..fix.engine import Usage
-from ..fix.summary import BODY_LIMIT, Link, model_line
 from ..ground.build import PageGrounding
 from ..ground.quotes import QUOTES_DIR, QuotesError, parse_quotes, quotes_path
 from ..ground.work import GroundWork
 from ..okf.frontmatter import FrontMatterError, Page
+from ..report.fix import BODY_LIMIT, Link, model_line
+from ..report.inert import code, fence, plain, prose
+from ..report.wording import plural
 from .pulls import GROUND
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..claims.inert import code, prose
 from ..claims.options import SweepOptions
 from ..jobs import ONLY_TRY, Attempt, Job
 from ..jobs.requests import GroundRequest
+from ..report.inert import code, prose
 from ..usecases.config import read_repo_config
 from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import prepare_ground, run_ground

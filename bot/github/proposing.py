@@ -7,9 +7,9 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ..claims.inert import prose
 from ..jobs import Attempt, Job
 from ..jobs.requests import FixRequest, GroundRequest
+from ..report.inert import prose
 from .checks import explain, find_check_run, note_on_check_run
 from .client import GitHubClient
 from .failures import permanent_text

@@ -15,7 +15,7 @@ folder, their marker and their words differ (the grounding's title and body are 
 - The body carries a marker with the commit the fix's change started from, so the next fix of the same
   branch covers both changes while the pull request is open.
 - Every untrusted string (the branch, a committer's name, statements, the model's reasons) goes through
-  `bot.claims.inert`: `plain` in the title (it is also the commit's message), `code` and `prose` in the body
+  `bot.report.inert`: `plain` in the title (it is also the commit's message), `code` and `prose` in the body
   and in what the check run says (`FixStatus.text` is Markdown, inert by construction).
 """
 
@@ -30,12 +30,12 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import quote
 
-from ..claims.inert import code, plain, prose
 from ..claims.resources import parse_resource
 from ..claims.snapshot import git_blob_id
-from ..claims.wording import plural
 from ..fix.engine import Action, FixResult
-from ..fix.summary import Link, pull_request_body
+from ..report.fix import Link, pull_request_body
+from ..report.inert import code, plain, prose
+from ..report.wording import plural
 from ..source.github import TreeEntry
 
 _MARKER = re.compile(

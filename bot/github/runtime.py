@@ -15,11 +15,11 @@ from cachetools import LRUCache
 from gidgethub import apps
 
 from ..agent.factory import AgentFactory
-from ..claims.inert import prose
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
 from ..jobs.requests import FixRequest, GroundRequest, RepoRef
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
+from ..report.inert import prose
 from ..settings import Settings
 from ..source.github import GitHubSnapshot, GitHubSource, SourceCache
 from ..source.memory import SharedIndex

@@ -10,7 +10,6 @@ from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims.sidecar import Claim, EvidenceRecord
 from bot.fix.engine import Usage
-from bot.fix.summary import BODY_LIMIT
 from bot.github.ground_proposal import (
     ground_body,
     ground_counts,
@@ -24,6 +23,7 @@ from bot.github.pulls import FIX, GROUND, BranchState, PublicationPlan, announce
 from bot.ground.answer import Unsupported
 from bot.ground.build import PageGrounding
 from bot.ground.work import GroundWork
+from bot.report.fix import BODY_LIMIT
 from bot.usecases.ground import GroundResult
 
 PAGE = "openwiki/queue.md"

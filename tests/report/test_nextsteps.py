@@ -1,10 +1,10 @@
-"""What a failing check says to do next (bot/claims/nextsteps.py): fitted to what was found, with commands to copy."""
+"""What a failing check says to do next (bot/report/nextsteps.py): fitted to what was found, with commands to copy."""
 
 from __future__ import annotations
 
-from bot.claims.nextsteps import HEADING, next_steps
 from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
+from bot.report.nextsteps import HEADING, next_steps
 
 SIDECAR = "openwiki/.claims/a.json"
 

@@ -1,17 +1,17 @@
 """Renders a sweep report: readable text grouped by page, markdown for a check run, stable JSON, and CI's formats
-(GitHub workflow commands, SARIF: bot/claims/ci.py); each can show only what needs attention."""
+(GitHub workflow commands, SARIF: bot/report/ci.py); each can show only what needs attention."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
+from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
+from ..claims.verdicts import Verdict
 from .attention import attention_only as needing_attention
 from .inert import code, fence, prose
 from .jsonout import dumps_chunks
 from .phrasing import broken_note, diff_lines, evidence_note, summary_line
-from .results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
-from .verdicts import Verdict
 from .wording import clip, one_line, plural, printable
 
 JSON_FORMAT_VERSION = 1

@@ -9,9 +9,9 @@ import json
 import pytest
 from citools import annotations, demo_reports
 
-from bot.claims.report import FORMATS, render
 from bot.claims.results import SweepReport
 from bot.github.checks import check_output
+from bot.report.check import FORMATS, render
 from bot.usecases.config_file import RepoConfig
 
 MOVED_IN_FILE = "same text at other lines; `wikiwarden fix` re-anchors it"

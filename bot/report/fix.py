@@ -1,16 +1,16 @@
 """What a fix did, for people: the pull request's checklist and the command line's report.
 
 The checklist is Markdown on GitHub: statements, reasons (the model's words), pages, resources and the model's
-name go through `bot.claims.inert`. The report is terminal text: one line per field, no Markdown escapes.
+name go through `bot.report.inert`. The report is terminal text: one line per field, no Markdown escapes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..claims.inert import code, prose
-from ..claims.wording import clip, one_line, plural
-from .engine import Action, ClaimOutcome, FixResult, Usage
+from ..fix.engine import Action, ClaimOutcome, FixResult, Usage
+from .inert import code, prose
+from .wording import clip, one_line, plural
 
 BODY_LIMIT = 60_000  # GitHub refuses pull request bodies over 65,536 characters
 _ICONS = {

@@ -16,11 +16,11 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from .. import __version__
+from ..claims.results import SweepReport
 from .attention import LEVELS, Finding, Place, findings
 from .inert import plain
 from .jsonout import dumps
 from .phrasing import summary_line
-from .results import SweepReport
 from .wording import plural, printable
 
 # -- GitHub Actions workflow commands --------------------------------------------------------------------

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..claims.jsonout import dumps as _dumps
-from ..claims.wording import clip, one_line, plural
-from .build import PageGrounding
-from .work import GroundWork
+from ..ground.build import PageGrounding
+from ..ground.work import GroundWork
+from .jsonout import dumps as _dumps
+from .wording import clip, one_line, plural
 
 FORMAT_VERSION = 1
 

@@ -7,8 +7,10 @@ import json
 import pytest
 from inertcheck import assert_inert_markdown, read, tokens, visible
 
-import bot.claims.report as report_module
-from bot.claims.report import (
+import bot.report.check as report_module
+from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
+from bot.claims.verdicts import OpenWikiVerdict, Verdict
+from bot.report.check import (
     render_json,
     render_json_bytes,
     render_markdown,
@@ -16,8 +18,6 @@ from bot.claims.report import (
     report_json,
     summary_line,
 )
-from bot.claims.results import ClaimResult, EvidenceResult, PageResult, SweepReport
-from bot.claims.verdicts import OpenWikiVerdict, Verdict
 
 
 def _stale(n: int) -> ClaimResult:

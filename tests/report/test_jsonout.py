@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bot.claims.jsonout import dumps, dumps_bytes, dumps_chunks
+from bot.report.jsonout import dumps, dumps_bytes, dumps_chunks
 
 HOSTILE = 'é 日本 🙂 "q" \\ \t\n\r \x00\x01\x1f \x7f \u2028\u2029 </script> \ufeff'
 

@@ -1,10 +1,10 @@
-"""Text for people (`bot.claims.wording`): a count with the noun it counts, one line of text, a cut that says so."""
+"""Text for people (`bot.report.wording`): a count with the noun it counts, one line of text, a cut that says so."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.claims.wording import clip, one_line, plural, printable
+from bot.report.wording import clip, one_line, plural, printable
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Untrusted text made inert (`bot.claims.inert`), checked by reading the result the way GitHub does: a real
+"""Untrusted text made inert (`bot.report.inert`), checked by reading the result the way GitHub does: a real
 CommonMark/GFM parser for Markdown, GitHub's reference syntax for what a reader sees. Each hostile string must end
 up whole inside the node it was meant for (a paragraph's text, bold text, a table cell, a heading, an inline code
 span), with no raw HTML, no link, no mention and no issue reference anywhere."""
@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from inertcheck import WORD_JOINER, active, assert_inert_markdown, assert_inert_plain, read, tokens, visible
 
-from bot.claims.inert import code, defuse, fence, plain, prose
+from bot.report.inert import code, defuse, fence, plain, prose
 
 HOSTILE = [
     "@octocat",

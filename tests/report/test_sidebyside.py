@@ -6,7 +6,7 @@ import pytest
 
 from bot.claims.errors import EvidenceResourceError
 from bot.claims.evidence import recorded_text, resolve_evidence
-from bot.claims.sidebyside import side_by_side, unified
+from bot.report.sidebyside import side_by_side, unified
 
 OLD = "def f():\n    return 1\n\nx = 2\ny = 3\n"
 NEW = "def f():\n    return 2\n    # more\n\nx = 2\n"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
-from .results import SweepReport
-from .verdicts import Verdict
+from ..claims.results import SweepReport
+from ..claims.verdicts import Verdict
 from .wording import one_line
 
 HEADING = "What to do:"

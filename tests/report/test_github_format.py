@@ -9,12 +9,12 @@ from citools import HOSTILE_CITED, HOSTILE_PATH, INJECTION, annotations, demo_re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.claims.attention import findings
-from bot.claims.ci import escape_data, escape_property, render_github, workflow_command
-from bot.claims.inert import plain
-from bot.claims.report import render
 from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
+from bot.report.attention import findings
+from bot.report.check import render
+from bot.report.ci import escape_data, escape_property, render_github, workflow_command
+from bot.report.inert import plain
 
 
 @pytest.fixture(scope="module")

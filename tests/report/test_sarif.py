@@ -14,9 +14,9 @@ import pytest
 from citools import HOSTILE_CITED, HOSTILE_PATH, INJECTION, demo_reports, hostile_report, sarif_errors, sarif_schema
 from conftest import GIT_ENV
 
-from bot.claims.ci import RULES, SARIF_RESULT_LIMIT, artifact_uri, render_sarif, sarif_log
-from bot.claims.report import render
 from bot.claims.results import SweepReport
+from bot.report.check import render
+from bot.report.ci import RULES, SARIF_RESULT_LIMIT, artifact_uri, render_sarif, sarif_log
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 

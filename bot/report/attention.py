@@ -15,11 +15,11 @@ import hashlib
 from collections.abc import Callable
 from typing import Literal, NamedTuple
 
-from .errors import EvidenceResourceError
+from ..claims.errors import EvidenceResourceError
+from ..claims.resources import parse_resource
+from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
+from ..claims.verdicts import Verdict
 from .phrasing import REANCHOR_HINT, broken_note, diff_lines
-from .resources import parse_resource
-from .results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
-from .verdicts import Verdict
 from .wording import one_line
 
 Level = Literal["error", "warning", "note"]

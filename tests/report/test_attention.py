@@ -8,10 +8,10 @@ import json
 import pytest
 from citools import demo_reports
 
-from bot.claims.attention import Finding, Place, attention_only, findings
-from bot.claims.report import FORMATS, render, render_markdown, render_text, report_json
 from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
+from bot.report.attention import Finding, Place, attention_only, findings
+from bot.report.check import FORMATS, render, render_markdown, render_text, report_json
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import difflib
 
-from .errors import EvidenceResourceError
-from .resources import parse_resource
-from .results import BrokenReference, EvidenceResult, SweepReport
-from .verdicts import Verdict
+from ..claims.errors import EvidenceResourceError
+from ..claims.resources import parse_resource
+from ..claims.results import BrokenReference, EvidenceResult, SweepReport
+from ..claims.verdicts import Verdict
 from .wording import plural
 
 DIFF_LINES = 16  # past this a diff is cut, saying how much was left out
@@ -65,7 +65,7 @@ def _path(resource: str | None) -> str | None:
 def evidence_note(evidence: EvidenceResult, fix_hint: bool = True) -> str:
     """What happened to one evidence record, in words. A check writes nothing: moved and cosmetic evidence is
     said to be where it stands now, and (`fix_hint`) that `wikiwarden fix` re-anchors it (REANCHOR_HINT); only
-    a fix's own report says "re-anchored" (bot/fix/summary.py)."""
+    a fix's own report says "re-anchored" (bot/report/fix.py)."""
     if evidence.error:
         return evidence.error
     notes = {
