@@ -2,8 +2,9 @@
 
 `check_output` turns a sweep report into the run's content (pure: title, summary, annotations on the
 changed lines and where code a page names was removed or renamed, the pages without claims, the Fix wiki and
-Ground wiki buttons, the conclusion), `failure_output` and `explain` a failure's; the coroutines below publish
-it within GitHub's limits (65,535-character summary, 50 annotations per request, appended by further updates).
+Ground wiki buttons, the conclusion), `failure_output` and `explain` a failure's, `with_note` a proposal's note on
+it; `check_runs.py` publishes it within GitHub's limits (65,535-character summary, 50 annotations per request,
+appended by further updates).
 
 Every string from the repository goes through `bot.report.inert`: the summary is Markdown (`prose`, `code`);
 the title and an annotation's title and message are plain text on GitHub, so they get `plain` (defused, one
@@ -26,11 +27,9 @@ from ..report.check import render_markdown
 from ..report.inert import code, plain, prose
 from ..report.wording import clip, plural
 from ..usecases.config_file import CONFIG_PATH, ModelRefusal, RepoConfig
-from .client import GitHubClient
 
 CHECK_NAME = "Wikiwarden"
 SUMMARY_LIMIT = 65_535
-ANNOTATIONS_PER_REQUEST = 50
 FIX_ACTION = {"label": "Fix wiki", "description": "Open a pull request fixing the wiki", "identifier": "fix_wiki"}
 GROUND_ACTION = {
     "label": "Ground wiki",
@@ -285,61 +284,6 @@ def explain(exc: BaseException) -> str:
         return "GitHub did not answer in time."
     return f"Wikiwarden hit an internal error ({type(exc).__name__}); the maintainers have the details in its logs."
 
-
-# -- publishing ------------------------------------------------------------------------------------
-
-
-async def find_check_run(gh: GitHubClient, repo: str, head_sha: str, app_id: int) -> int | None:
-    """Our run on this commit, if one exists (so a second analysis updates it instead of adding one)."""
-    owner, name = repo.split("/", 1)
-    found = await gh.getitem(
-        "/repos/{owner}/{repo}/commits/{ref}/check-runs{?check_name,app_id}",
-        url_vars={"owner": owner, "repo": name, "ref": head_sha, "check_name": CHECK_NAME, "app_id": str(app_id)},
-    )
-    runs = [r for r in found.get("check_runs", []) if r.get("name") == CHECK_NAME]
-    return max((r["id"] for r in runs), default=None)
-
-
-async def start_check_run(gh: GitHubClient, repo: str, head_sha: str, external_id: str) -> int:
-    owner, name = repo.split("/", 1)
-    created = await gh.post(
-        "/repos/{owner}/{repo}/check-runs",
-        url_vars={"owner": owner, "repo": name},
-        data={
-            "name": CHECK_NAME,
-            "head_sha": head_sha,
-            "status": "in_progress",
-            "external_id": external_id,
-            "output": {"title": "Checking the wiki's claims", "summary": "Wikiwarden is reading the change."},
-        },
-    )
-    return int(created["id"])
-
-
-async def complete_check_run(gh: GitHubClient, repo: str, run_id: int, output: CheckOutput) -> None:
-    """Finish the run: the first 50 annotations with the conclusion, the rest in further updates."""
-    owner, name = repo.split("/", 1)
-    url = "/repos/{owner}/{repo}/check-runs/{run_id}"
-    url_vars = {"owner": owner, "repo": name, "run_id": str(run_id)}
-    batches = [
-        output.annotations[i : i + ANNOTATIONS_PER_REQUEST]
-        for i in range(0, len(output.annotations), ANNOTATIONS_PER_REQUEST)
-    ] or [[]]
-    body: dict[str, Any] = {
-        "status": "completed",
-        "conclusion": output.conclusion,
-        "output": {"title": output.title, "summary": output.summary, "annotations": batches[0]},
-        "actions": output.actions,
-    }
-    await gh.patch(url, url_vars=url_vars, data=body)
-    for batch in batches[1:]:  # annotations are appended by each update
-        await gh.patch(
-            url,
-            url_vars=url_vars,
-            data={"output": {"title": output.title, "summary": output.summary, "annotations": batch}},
-        )
-
-
 def with_note(summary: str, text: str, url: str | None, name: str = "fix", label: str = "Fix") -> str:
     """The summary with a proposal's note on top (`name`: `fix` or `ground`, each its own note), replacing an
     earlier note of the same proposal (so re-runs do not pile up; a fix's note and a grounding's stand together).
@@ -352,23 +296,3 @@ def with_note(summary: str, text: str, url: str | None, name: str = "fix", label
     link = f" [Open the pull request]({url})." if url else ""
     note = f"{start}\n> **{label}:** {text}{link}\n{end}\n\n"
     return (note + summary)[:SUMMARY_LIMIT]
-
-
-async def note_on_check_run(
-    gh: GitHubClient, repo: str, run_id: int, text: str, url: str | None = None, name: str = "fix", label: str = "Fix"
-) -> None:
-    """Say on the check run what a fix (or grounding: `name`, `label`) did, and link the run to the pull request
-    (its details link)."""
-    owner, short = repo.split("/", 1)
-    url_vars = {"owner": owner, "repo": short, "run_id": str(run_id)}
-    run = await gh.getitem("/repos/{owner}/{repo}/check-runs/{run_id}", url_vars=url_vars)
-    output = run.get("output") or {}
-    body: dict[str, Any] = {
-        "output": {
-            "title": output.get("title") or CHECK_NAME,
-            "summary": with_note(output.get("summary") or "", text, url, name, label),
-        }
-    }
-    if url:
-        body["details_url"] = url
-    await gh.patch("/repos/{owner}/{repo}/check-runs/{run_id}", url_vars=url_vars, data=body)

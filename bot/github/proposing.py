@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from ..jobs import Attempt, Job
 from ..jobs.requests import FixRequest, GroundRequest
 from ..report.inert import prose
-from .checks import explain, find_check_run, note_on_check_run
+from .check_runs import find_check_run, note_on_check_run
+from .checks import explain
 from .client import GitHubClient
 from .failures import permanent_text
 from .pulls import ProposalKind, ProposalStatus

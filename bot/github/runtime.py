@@ -26,7 +26,8 @@ from ..source.memory import SharedIndex
 from ..usecases.config import read_repo_config
 from ..usecases.config_file import RepoConfig
 from .auth import InstallationTokens
-from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
+from .check_runs import complete_check_run, find_check_run, note_on_check_run
+from .checks import failure_output
 from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
 from .pulls import FIX, GROUND
