@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .agent.factory import AgentFactory
     from .claims.results import SweepReport
     from .fix.engine import Decider
-    from .github.client import GitHubClient
+    from .github.api.client import GitHubClient
     from .source.git import GitRepository
     from .source.github import GitHubSnapshot, GitHubSource
     from .usecases.config_file import RepoConfig
@@ -535,9 +535,9 @@ async def _fix(
         import aiohttp  # noqa: PLC0415
         from gidgethub import GitHubException  # noqa: PLC0415
 
-        from .github.client import GitHubClient, MutationGate  # noqa: PLC0415
+        from .github.api.client import GitHubClient, MutationGate  # noqa: PLC0415
+        from .github.api.publish import BranchRace  # noqa: PLC0415
         from .github.fixing import propose_fix  # noqa: PLC0415
-        from .github.publish import BranchRace  # noqa: PLC0415
         from .jobs.requests import FixRequest, RepoRef  # noqa: PLC0415
     except ModuleNotFoundError as exc:
         raise ActionError(_missing_extra(exc, "app", "fix: true")) from None
@@ -589,9 +589,9 @@ def fix_problem(exc: Exception) -> str:
     reach, or what the App says of a rate limit, a 5xx or a timeout."""
     import aiohttp  # noqa: PLC0415
 
+    from .github.api.failures import refusal  # noqa: PLC0415
+    from .github.api.publish import BranchRace  # noqa: PLC0415
     from .github.checks import explain  # noqa: PLC0415
-    from .github.failures import refusal  # noqa: PLC0415
-    from .github.publish import BranchRace  # noqa: PLC0415
 
     refused = refusal(exc)
     if refused is not None:

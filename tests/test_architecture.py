@@ -221,7 +221,7 @@ def test_a_loop_is_found() -> None:
         ("bot.report.fix", "bot.agent.agent"),
         ("bot.report.inert", "bot.github.checks"),
         ("bot.report.check", "bot.usecases.check"),
-        ("bot.source.github", "bot.github.client"),  # an adapter importing the App
+        ("bot.source.github", "bot.github.api.client"),  # an adapter importing the App
         ("bot.agent.agent", "bot.github.checks"),
         ("bot.usecases.fix", "bot.github.pulls"),
         ("bot.jobs.redis", "bot.github.runtime"),

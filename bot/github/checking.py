@@ -16,10 +16,10 @@ from ..usecases.config import Config, read_repo_config
 from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import settled_pages
 from ..usecases.references import reference_rules
-from .check_runs import complete_check_run, find_check_run, start_check_run
+from .api.check_runs import complete_check_run, find_check_run, start_check_run
+from .api.client import GitHubClient
+from .api.failures import permanent_text
 from .checks import FIX_ACTION, GROUND_ACTION, check_output, explain, failure_output
-from .client import GitHubClient
-from .failures import permanent_text
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime

@@ -27,10 +27,10 @@ from ..usecases.config import Config
 from ..usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
 from ..usecases.fix import prepare_fix, run_fix
 from ..usecases.references import reference_rules
+from .api.client import GitHubClient
+from .api.publish import inspect_branch, propose
 from .checks import model_refusal_note
-from .client import GitHubClient
 from .proposing import run_proposal
-from .publish import inspect_branch, propose
 from .pulls import (
     FIX,
     FORK,

@@ -20,11 +20,11 @@ from ..report.inert import code, prose
 from ..usecases.config import read_repo_config
 from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import prepare_ground, run_ground
-from .client import GitHubClient
+from .api.client import GitHubClient
+from .api.publish import inspect_branch, propose, proposed_paths
 from .fixing import with_model_refusal
 from .ground_proposal import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
 from .proposing import run_proposal
-from .publish import inspect_branch, propose, proposed_paths
 from .pulls import GROUND, ProposalStatus, announce, evidence_links, iso_time, plan_publication
 
 if TYPE_CHECKING:

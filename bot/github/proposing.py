@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from ..jobs import Attempt, Job
 from ..jobs.requests import FixRequest, GroundRequest
 from ..report.inert import prose
-from .check_runs import find_check_run, note_on_check_run
+from .api.check_runs import find_check_run, note_on_check_run
+from .api.client import GitHubClient
+from .api.failures import permanent_text
 from .checks import explain
-from .client import GitHubClient
-from .failures import permanent_text
 from .pulls import ProposalKind, ProposalStatus
 
 if TYPE_CHECKING:

@@ -25,11 +25,11 @@ from ..source.github import GitHubSnapshot, GitHubSource, SourceCache
 from ..source.memory import SharedIndex
 from ..usecases.config import read_repo_config
 from ..usecases.config_file import RepoConfig
-from .auth import InstallationTokens
-from .check_runs import complete_check_run, find_check_run, note_on_check_run
+from .api.auth import InstallationTokens
+from .api.check_runs import complete_check_run, find_check_run, note_on_check_run
+from .api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy
+from .api.failures import GONE, access_refused, needs_probe, refusal, repository_gone
 from .checks import failure_output
-from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
-from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
 from .pulls import FIX, GROUND
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,7 @@ from apptools import settings_for
 from fakegithub import FakeGitHub, FakeRepo
 from gidgethub.sansio import decipher_response
 
-from bot.github.client import GitHubClient
+from bot.github.api.client import GitHubClient
 from bot.github.proposing import run_proposal
 from bot.github.pulls import FIX, GROUND, ProposalStatus
 from bot.github.runtime import AppRuntime

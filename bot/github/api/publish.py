@@ -9,9 +9,9 @@ from typing import Any
 
 from gidgethub import BadRequest
 
-from ..source.github import GitHubSource, tree_diff
+from ...source.github import GitHubSource, tree_diff
+from ..pulls import FIX, BranchState, ProposalKind, PublicationPlan, holds_fix, plan_publication
 from .client import GitHubClient
-from .pulls import FIX, BranchState, ProposalKind, PublicationPlan, holds_fix, plan_publication
 
 
 class BranchRace(Exception):

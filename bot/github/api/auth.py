@@ -13,7 +13,7 @@ from datetime import datetime
 from cachetools import LRUCache
 from gidgethub import BadRequest, apps
 
-from ..jobs import PermanentFailure
+from ...jobs import PermanentFailure
 from .client import GitHubClient
 from .failures import refusal, token_refused
 

@@ -19,7 +19,7 @@ import aiohttp
 from gidgethub import BadGraphQLRequest, GitHubBroken, HTTPException, QueryError
 from gidgethub.aiohttp import GitHubAPI
 
-from ..metrics import GITHUB_RATE_LIMIT_REMAINING, GITHUB_REQUESTS
+from ...metrics import GITHUB_RATE_LIMIT_REMAINING, GITHUB_REQUESTS
 
 REQUESTER = "wikiwarden"
 SECONDARY_LIMIT_MIN_SECONDS = 60.0

@@ -1,4 +1,4 @@
-"""Which of GitHub's refusals are permanent (`bot/github/failures.py`): decided from gidgethub's exceptions alone,
+"""Which of GitHub's refusals are permanent (`bot/github/api/failures.py`): decided from gidgethub's exceptions alone,
 as GitHub's answers produce them (`gidgethub.sansio.decipher_response`)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from gidgethub import GitHubBroken, GraphQLAuthorizationFailure, QueryError
 from gidgethub.sansio import decipher_response
 
-from bot.github.failures import (
+from bot.github.api.failures import (
     Refused,
     access_refused,
     needs_probe,

@@ -1,4 +1,4 @@
-"""Carrying out a proposal (`bot/github/publish.py`) against the fake GitHub, GitHub's refusals included: who owns
+"""Carrying out a proposal (`bot/github/api/publish.py`) against the fake GitHub, GitHub's refusals included: who owns
 the proposal's branch (its commits over the fixed commit, history that no longer meets it), the branch created by
 someone else meanwhile (inspected again, once), and a pull request opened meanwhile (updated instead)."""
 
@@ -12,8 +12,8 @@ import pytest
 from fakegithub import FakeGitHub, FakeRepo
 from gidgethub import BadRequest
 
-from bot.github.client import GitHubClient, RetryPolicy
-from bot.github.publish import BranchRace, inspect_branch, propose, publish
+from bot.github.api.client import GitHubClient, RetryPolicy
+from bot.github.api.publish import BranchRace, inspect_branch, propose, publish
 from bot.github.pulls import GROUND, BranchState, PublicationPlan
 from bot.source.github import GitHubSource, SourceCache
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from gidgethub import BadGraphQLRequest, BadRequest, QueryError, RateLimitExceeded
 
-from ..jobs.requests import RepoRef
+from ...jobs.requests import RepoRef
 
 GONE = frozenset({404, 410})
 MESSAGE_SHOWN = 200  # characters of GitHub's message carried into the cause

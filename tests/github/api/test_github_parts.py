@@ -12,8 +12,8 @@ from apptools import settings_for
 from fakegithub import FakeGitHub
 
 from bot.claims.snapshot import FileChange
-from bot.github.auth import InstallationTokens
-from bot.github.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
+from bot.github.api.auth import InstallationTokens
+from bot.github.api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
 from bot.settings import SettingsError, load_settings
 from bot.source.github import TreeEntry, git_blob_id, tree_diff
 from bot.usecases.config_file import CONFIG_PATH, ConfigError, Limits, parse_repo_config
