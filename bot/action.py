@@ -591,7 +591,7 @@ def fix_problem(exc: Exception) -> str:
 
     from .github.api.failures import refusal  # noqa: PLC0415
     from .github.api.publish import BranchRace  # noqa: PLC0415
-    from .github.checks import explain  # noqa: PLC0415
+    from .github.content.check_output import explain  # noqa: PLC0415
 
     refused = refusal(exc)
     if refused is not None:

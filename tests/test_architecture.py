@@ -219,13 +219,13 @@ def test_a_loop_is_found() -> None:
         ("bot.fix.engine", "bot.report.fix"),
         ("bot.report.check", "bot.source.git"),  # the renderers import the core only
         ("bot.report.fix", "bot.agent.agent"),
-        ("bot.report.inert", "bot.github.checks"),
+        ("bot.report.inert", "bot.github.content.check_output"),
         ("bot.report.check", "bot.usecases.check"),
         ("bot.source.github", "bot.github.api.client"),  # an adapter importing the App
-        ("bot.agent.agent", "bot.github.checks"),
-        ("bot.usecases.fix", "bot.github.pulls"),
+        ("bot.agent.agent", "bot.github.content.check_output"),
+        ("bot.usecases.fix", "bot.github.content.pull_requests"),
         ("bot.jobs.redis", "bot.github.runtime"),
-        ("bot.github.checks", "bot.cli"),  # nothing imports a face
+        ("bot.github.content.check_output", "bot.cli"),  # nothing imports a face
         ("bot.newpart.x", "bot.claims.sweep"),  # a new part must be placed in a layer first
     ],
 )
@@ -239,15 +239,15 @@ def test_an_inward_import_is_allowed() -> None:
         "bot.github.fixing": {"bot.usecases.fix", "bot.jobs.requests"},
         "bot.okf.project": {"bot"},
         "bot.report.fix": {"bot.fix.engine", "bot.claims.results", "bot.report.inert"},
-        "bot.github.checks": {"bot.report.check"},
+        "bot.github.content.check_output": {"bot.report.check"},
         "bot.cli": {"bot.web", "bot.usecases.check"},
     }
     assert layer_violations(allowed) == []
 
 
 def test_a_new_caller_of_the_use_cases_is_refused() -> None:
-    assert use_case_violations({"bot.github.checks": {"bot.usecases.check"}}) != []
+    assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.check"}}) != []
     assert use_case_violations({"bot.github.checking": {"bot.usecases.check"}}) == []
     # the repository's settings are data the App's pure parts may read, not a use case they call
-    assert use_case_violations({"bot.github.checks": {"bot.usecases.config_file"}}) == []
-    assert use_case_violations({"bot.github.checks": {"bot.usecases.config_file", "bot.usecases.fix"}}) != []
+    assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.config_file"}}) == []
+    assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.config_file", "bot.usecases.fix"}}) != []

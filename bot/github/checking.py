@@ -19,7 +19,7 @@ from ..usecases.references import reference_rules
 from .api.check_runs import complete_check_run, find_check_run, start_check_run
 from .api.client import GitHubClient
 from .api.failures import permanent_text
-from .checks import FIX_ACTION, GROUND_ACTION, check_output, explain, failure_output
+from .content.check_output import FIX_ACTION, GROUND_ACTION, check_output, explain, failure_output
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime

@@ -29,9 +29,8 @@ from ..usecases.fix import prepare_fix, run_fix
 from ..usecases.references import reference_rules
 from .api.client import GitHubClient
 from .api.publish import inspect_branch, propose
-from .checks import model_refusal_note
-from .proposing import run_proposal
-from .pulls import (
+from .content.check_output import model_refusal_note
+from .content.pull_requests import (
     FIX,
     FORK,
     BranchState,
@@ -46,6 +45,7 @@ from .pulls import (
     plan_publication,
     proposal,
 )
+from .proposing import run_proposal
 
 if TYPE_CHECKING:
     from ..fix.engine import Decider

@@ -22,10 +22,10 @@ from ..usecases.config_file import CONFIG_PATH, ConfigError
 from ..usecases.ground import prepare_ground, run_ground
 from .api.client import GitHubClient
 from .api.publish import inspect_branch, propose, proposed_paths
+from .content.ground_pull_request import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
+from .content.pull_requests import GROUND, ProposalStatus, announce, evidence_links, iso_time, plan_publication
 from .fixing import with_model_refusal
-from .ground_proposal import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
 from .proposing import run_proposal
-from .pulls import GROUND, ProposalStatus, announce, evidence_links, iso_time, plan_publication
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime

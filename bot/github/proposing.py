@@ -13,8 +13,8 @@ from ..report.inert import prose
 from .api.check_runs import find_check_run, note_on_check_run
 from .api.client import GitHubClient
 from .api.failures import permanent_text
-from .checks import explain
-from .pulls import ProposalKind, ProposalStatus
+from .content.check_output import explain
+from .content.pull_requests import ProposalKind, ProposalStatus
 
 if TYPE_CHECKING:
     from .runtime import AppRuntime

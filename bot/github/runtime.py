@@ -29,8 +29,8 @@ from .api.auth import InstallationTokens
 from .api.check_runs import complete_check_run, find_check_run, note_on_check_run
 from .api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .api.failures import GONE, access_refused, needs_probe, refusal, repository_gone
-from .checks import failure_output
-from .pulls import FIX, GROUND
+from .content.check_output import failure_output
+from .content.pull_requests import FIX, GROUND
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from fakegithub import FakeGitHub, FakeRepo
 from gidgethub.sansio import decipher_response
 
 from bot.github.api.client import GitHubClient
+from bot.github.content.pull_requests import FIX, GROUND, ProposalStatus
 from bot.github.proposing import run_proposal
-from bot.github.pulls import FIX, GROUND, ProposalStatus
 from bot.github.runtime import AppRuntime
 from bot.jobs import Attempt, Job, PermanentFailure
 from bot.jobs.requests import FixRequest, GroundRequest, RepoRef

@@ -10,7 +10,7 @@ import pytest
 from citools import annotations, demo_reports
 
 from bot.claims.results import SweepReport
-from bot.github.checks import check_output
+from bot.github.content.check_output import check_output
 from bot.report.check import FORMATS, render
 from bot.usecases.config_file import RepoConfig
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checks import CHECK_NAME, CheckOutput, with_note
+from ..content.check_output import CHECK_NAME, CheckOutput, with_note
 from .client import GitHubClient
 
 ANNOTATIONS_PER_REQUEST = 50

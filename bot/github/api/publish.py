@@ -10,7 +10,7 @@ from typing import Any
 from gidgethub import BadRequest
 
 from ...source.github import GitHubSource, tree_diff
-from ..pulls import FIX, BranchState, ProposalKind, PublicationPlan, holds_fix, plan_publication
+from ..content.pull_requests import FIX, BranchState, ProposalKind, PublicationPlan, holds_fix, plan_publication
 from .client import GitHubClient
 
 

@@ -14,7 +14,7 @@ from gidgethub import BadRequest
 
 from bot.github.api.client import GitHubClient, RetryPolicy
 from bot.github.api.publish import BranchRace, inspect_branch, propose, publish
-from bot.github.pulls import GROUND, BranchState, PublicationPlan
+from bot.github.content.pull_requests import GROUND, BranchState, PublicationPlan
 from bot.source.github import GitHubSource, SourceCache
 
 BRANCH = "wikiwarden/fix/main"

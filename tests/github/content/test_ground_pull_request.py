@@ -1,5 +1,5 @@
-"""The grounding pull request, decided without I/O (`bot.github.ground_proposal`, and the fix's rules of
-`bot.github.pulls` for the kind `GROUND`): which pages a run grounds, the key, the body and title, what the check
+"""The grounding pull request, decided without I/O (`bot.github.content.ground_pull_request`, and the fix's rules of
+`bot.github.content.pull_requests` for the kind `GROUND`): which pages a run grounds, the key, the body and title, what the check
 run says, and that a grounding's marker and a fix's never stand for each other."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims.sidecar import Claim, EvidenceRecord
 from bot.fix.engine import Usage
-from bot.github.ground_proposal import (
+from bot.github.content.ground_pull_request import (
     ground_body,
     ground_counts,
     ground_proposal,
@@ -19,7 +19,15 @@ from bot.github.ground_proposal import (
     next_batch,
     proposed_pages,
 )
-from bot.github.pulls import FIX, GROUND, BranchState, PublicationPlan, announce, evidence_links, plan_publication
+from bot.github.content.pull_requests import (
+    FIX,
+    GROUND,
+    BranchState,
+    PublicationPlan,
+    announce,
+    evidence_links,
+    plan_publication,
+)
 from bot.ground.answer import Unsupported
 from bot.ground.build import PageGrounding
 from bot.ground.work import GroundWork

@@ -20,16 +20,16 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
-from ..claims.pages import CLAIMS_DIR, page_for
-from ..fix.engine import Usage
-from ..ground.build import PageGrounding
-from ..ground.quotes import QUOTES_DIR, QuotesError, parse_quotes, quotes_path
-from ..ground.work import GroundWork
-from ..okf.frontmatter import FrontMatterError, Page
-from ..report.fix import BODY_LIMIT, Link, model_line
-from ..report.inert import code, fence, plain, prose
-from ..report.wording import plural
-from .pulls import GROUND
+from ...claims.pages import CLAIMS_DIR, page_for
+from ...fix.engine import Usage
+from ...ground.build import PageGrounding
+from ...ground.quotes import QUOTES_DIR, QuotesError, parse_quotes, quotes_path
+from ...ground.work import GroundWork
+from ...okf.frontmatter import FrontMatterError, Page
+from ...report.fix import BODY_LIMIT, Link, model_line
+from ...report.inert import code, fence, plain, prose
+from ...report.wording import plural
+from .pull_requests import GROUND
 
 
 class Grounded(Protocol):

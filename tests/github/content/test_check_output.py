@@ -1,4 +1,4 @@
-"""The check run's content, decided without I/O (`bot.github.checks.check_output`, `failure_output`, `explain`):
+"""The check run's content, decided without I/O (`bot.github.content.check_output.check_output`, `failure_output`, `explain`):
 title, summary, annotations, the Fix wiki and Ground wiki buttons and the conclusion, for every kind of outcome:
 stale claims, pages without claims, references to code that is gone."""
 
@@ -13,7 +13,7 @@ from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
-from bot.github.checks import (
+from bot.github.content.check_output import (
     FIX_ACTION,
     FORK_NOTE,
     GROUND_ACTION,

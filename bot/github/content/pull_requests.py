@@ -30,13 +30,13 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import quote
 
-from ..claims.resources import parse_resource
-from ..claims.snapshot import git_blob_id
-from ..fix.engine import Action, FixResult
-from ..report.fix import Link, pull_request_body
-from ..report.inert import code, plain, prose
-from ..report.wording import plural
-from ..source.github import TreeEntry
+from ...claims.resources import parse_resource
+from ...claims.snapshot import git_blob_id
+from ...fix.engine import Action, FixResult
+from ...report.fix import Link, pull_request_body
+from ...report.inert import code, plain, prose
+from ...report.wording import plural
+from ...source.github import TreeEntry
 
 _MARKER = re.compile(
     r"<!-- wikiwarden:(?P<kind>[a-z]+) since=(?P<since>[0-9a-f]{40}|none) change=(?P<change>[0-9a-f]{16,64}) -->"

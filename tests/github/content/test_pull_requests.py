@@ -1,4 +1,4 @@
-"""The follow-up pull request, decided without I/O (`bot.github.pulls`): every branch of the publication plan
+"""The follow-up pull request, decided without I/O (`bot.github.content.pull_requests`): every branch of the publication plan
 (create, update in place, nothing to do, hand over after a person's commit, a fix closed without merging, a
 merged one), the comparison of trees, the marker, the title and body, and what the check run says."""
 
@@ -10,7 +10,7 @@ from inertcheck import assert_inert_markdown, assert_inert_plain, visible
 
 from bot.claims.snapshot import git_blob_id
 from bot.fix.engine import Action, ClaimOutcome, FixResult
-from bot.github.pulls import (
+from bot.github.content.pull_requests import (
     FIX_PREFIX,
     BranchState,
     PublicationPlan,
