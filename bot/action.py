@@ -529,7 +529,7 @@ async def _fix(
     config: RepoConfig,
     runner: Runner,
 ) -> bool:
-    """Propose the fix as the App does (`bot.github.fixing.propose_fix`), with the workflow's token; False when it
+    """Propose the fix as the App does (`bot.github.runners.fix.propose_fix`), with the workflow's token; False when it
     could not be proposed (an `::error::` says why)."""
     try:  # the App's GitHub client: action.yml installs the app extra when fix is on
         import aiohttp  # noqa: PLC0415
@@ -537,7 +537,7 @@ async def _fix(
 
         from .github.api.client import GitHubClient, MutationGate  # noqa: PLC0415
         from .github.api.publish import BranchRace  # noqa: PLC0415
-        from .github.fixing import propose_fix  # noqa: PLC0415
+        from .github.runners.fix import propose_fix  # noqa: PLC0415
         from .jobs.requests import FixRequest, RepoRef  # noqa: PLC0415
     except ModuleNotFoundError as exc:
         raise ActionError(_missing_extra(exc, "app", "fix: true")) from None
@@ -611,7 +611,7 @@ def fix_problem(exc: Exception) -> str:
 
 
 class TokenHost:
-    """The fix's host in a workflow (`bot.github.fixing.FixHost`): one repository; the config the check used (the
+    """The fix's host in a workflow (`bot.github.runners.fix.FixHost`): one repository; the config the check used (the
     same commit's file, not bounded by an operator's limits: the repository is its own operator here); the model
     the inputs name (none: re-anchoring only); and the token's login as the bot's."""
 

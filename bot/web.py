@@ -33,9 +33,9 @@ from prometheus_client import Counter
 from pydantic import ValidationError
 
 from .github.handlers import Envelope, PayloadError, Route, WebhookContext, parse_payload, routes
-from .github.runners import RUNNERS
+from .github.handlers.signature import signature_matches, signature_of
+from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
-from .github.signature import signature_matches, signature_of
 from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue

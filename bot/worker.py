@@ -16,7 +16,7 @@ import aiohttp
 from aiohttp import web
 from arq.worker import Worker, func
 
-from .github.runners import RUNNERS
+from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
 from .jobs import RetryPolicy
 from .jobs.redis import ARQ_MARGIN, FUNCTION, QUEUE_NAME, RedisQueue, job_function

@@ -44,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     "github": CORE | {"report", "source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
 }
 USE_CASE_CALLERS = {
-    "bot.cli", "bot.demo", "bot.action", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"
+    "bot.cli", "bot.demo", "bot.action", "bot.github.runners.check", "bot.github.runners.fix", "bot.github.runners.ground"
 }  # fmt: skip
 # The repository's settings (`.github/wikiwarden.yml`): data every face and the App read, not a use case to call.
 SETTINGS_DATA = {"bot.usecases.config", "bot.usecases.config_file"}
@@ -166,7 +166,7 @@ def graph() -> dict[str, set[str]]:
 def test_the_graph_is_read(graph: dict[str, set[str]]) -> None:
     assert "bot.claims.sweep" in graph and "bot.usecases.check" in graph
     assert "bot.claims.snapshot" in graph["bot.claims.sweep"]
-    assert "bot.github.runtime" in graph["bot.github.checking"]  # an import under TYPE_CHECKING counts
+    assert "bot.github.runtime" in graph["bot.github.runners.check"]  # an import under TYPE_CHECKING counts
     assert "bot.web" in graph["bot.cli"]  # and so does one inside a function
 
 
@@ -193,9 +193,10 @@ def test_only_the_faces_and_the_job_runners_call_the_use_cases(graph: dict[str, 
 
 
 def test_the_runtime_does_not_import_the_runners(graph: dict[str, set[str]]) -> None:
-    assert graph["bot.github.runtime"].isdisjoint({"bot.github.checking", "bot.github.fixing", "bot.github.runners"})
-    assert {"bot.github.checking", "bot.github.fixing"} <= graph["bot.github.runners"]
-    assert "bot.github.runners" in graph["bot.web"] and "bot.github.runners" in graph["bot.worker"]
+    runners = {module for module in graph if module.startswith("bot.github.runners")}
+    assert graph["bot.github.runtime"].isdisjoint(runners)
+    assert {"bot.github.runners.check", "bot.github.runners.fix"} <= graph["bot.github.runners.table"]
+    assert "bot.github.runners.table" in graph["bot.web"] and "bot.github.runners.table" in graph["bot.worker"]
 
 
 # -- the checkers catch what they are for ------------------------------------------------------------------
@@ -236,7 +237,7 @@ def test_an_outward_import_is_refused(module: str, target: str) -> None:
 def test_an_inward_import_is_allowed() -> None:
     allowed = {
         "bot.usecases.fix": {"bot.fix.engine", "bot.source.git", "bot.agent.factory"},
-        "bot.github.fixing": {"bot.usecases.fix", "bot.jobs.requests"},
+        "bot.github.runners.fix": {"bot.usecases.fix", "bot.jobs.requests"},
         "bot.okf.project": {"bot"},
         "bot.report.fix": {"bot.fix.engine", "bot.claims.results", "bot.report.inert"},
         "bot.github.content.check_output": {"bot.report.check"},
@@ -247,7 +248,7 @@ def test_an_inward_import_is_allowed() -> None:
 
 def test_a_new_caller_of_the_use_cases_is_refused() -> None:
     assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.check"}}) != []
-    assert use_case_violations({"bot.github.checking": {"bot.usecases.check"}}) == []
+    assert use_case_violations({"bot.github.runners.check": {"bot.usecases.check"}}) == []
     # the repository's settings are data the App's pure parts may read, not a use case they call
     assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.config_file"}}) == []
     assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.config_file", "bot.usecases.fix"}}) != []

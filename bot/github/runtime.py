@@ -1,6 +1,6 @@
 """The App's long-lived parts, shared by every job of a process: one HTTP session, the token cache, the ETag
 and blob caches, request statistics, the agent factory; and one try of a job, handed to the runner its kind
-names in the table the process was built with (`runners.py`)."""
+names in the table the process was built with (`runners/table.py`)."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ class AppRuntime:
     async def permanent_failure(self, repo: RepoRef, exc: BaseException) -> PermanentFailure | None:
         """What `exc` means for a job on `repo`: a PermanentFailure when no retry can cure it, else None (try
         again). A 401, 404 or 410 does not say what is missing, so GitHub is asked once, with a fresh token, for
-        the installation and the repository themselves (the rules are in `failures.py`)."""
+        the installation and the repository themselves (the rules are in `api/failures.py`)."""
         if isinstance(exc, PermanentFailure):
             return exc
         refused = refusal(exc)

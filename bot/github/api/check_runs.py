@@ -1,6 +1,6 @@
-"""The check run's calls to GitHub: find ours on a commit, start it, complete it with its content (`checks.py`
-decides it) within GitHub's limits (50 annotations per request, the rest appended by further updates), and put a
-proposal's note on it."""
+"""The check run's calls to GitHub: find ours on a commit, start it, complete it with its content
+(`content/check_output.py` decides it) within GitHub's limits (50 annotations per request, the rest appended by
+further updates), and put a proposal's note on it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Carrying out a publication plan (`pulls.py` decides): read a proposal's branch state, then write the one
-commit with the Git Data API, move the branch, and open or update the pull request. The fix and the grounding
-both publish through `propose`."""
+"""Carrying out a publication plan (`content/pull_requests.py` decides): read a proposal's branch state, then write
+the one commit with the Git Data API, move the branch, and open or update the pull request. The fix and the
+grounding both publish through `propose`."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 `check_output` turns a sweep report into the run's content (pure: title, summary, annotations on the
 changed lines and where code a page names was removed or renamed, the pages without claims, the Fix wiki and
 Ground wiki buttons, the conclusion), `failure_output` and `explain` a failure's, `with_note` a proposal's note on
-it; `check_runs.py` publishes it within GitHub's limits (65,535-character summary, 50 annotations per request,
+it; `api/check_runs.py` publishes it within GitHub's limits (65,535-character summary, 50 annotations per request,
 appended by further updates).
 
 Every string from the repository goes through `bot.report.inert`: the summary is Markdown (`prose`, `code`);

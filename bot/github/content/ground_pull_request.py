@@ -1,6 +1,6 @@
 """The grounding pull request, decided without I/O: which pages a run grounds, what it proposes (its key, for the
 no-reproposal rule), its title and body, and what the check run says. The branch, the marker and the publication
-rules are the fix's (`pulls.py`, kind `GROUND`).
+rules are the fix's (`pull_requests.py`, kind `GROUND`).
 
 - A run grounds the pages the open grounding pull request already proposes (their accepted answers come back
   from the answer cache at no cost) and at most `max_pages_per_ground` more, in OpenWiki's page order: a later

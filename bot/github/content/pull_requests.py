@@ -1,9 +1,9 @@
 """The follow-up pull requests, decided without I/O: their branch, their marker, who owns the branch, what to
 do with it (open, update in place, leave unchanged, hand over, respect a decline), the fix's title and body,
-and what the check run says about it. `publish.py` carries the decision out.
+and what the check run says about it. `api/publish.py` carries the decision out.
 
 A fix and a grounding are two kinds of proposal (`ProposalKind`) with one set of rules; only their branch
-folder, their marker and their words differ (the grounding's title and body are in `ground_proposal.py`).
+folder, their marker and their words differ (the grounding's title and body are in `ground_pull_request.py`).
 
 - The branch is `wikiwarden/fix/<target>` (`wikiwarden/ground/<target>`); the commit is one commit over the
   checked commit, and the branch is the bot's only while every commit it adds is the App's own. Once a person

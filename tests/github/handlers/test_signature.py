@@ -1,4 +1,4 @@
-"""The webhook signature check, `bot.github.signature.signature_is_valid`: total over any header value, only
+"""The webhook signature check, `bot.github.handlers.signature.signature_is_valid`: total over any header value, only
 `sha256=` with exactly 64 hex digits, HMAC-SHA256 of the exact body under the exact secret."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.github.signature import signature_is_valid
+from bot.github.handlers.signature import signature_is_valid
 
 SECRET = "fake-webhook-secret"
 BODY = b'{"zen": "Keep it logically awesome."}'

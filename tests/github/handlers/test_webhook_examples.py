@@ -13,7 +13,7 @@ import pytest
 from bot.github.handlers import Envelope, parse_payload, routes
 from bot.github.handlers.payloads import CheckSuiteEvent, PullRequestEvent, PushEvent, RequestedActionEvent
 
-HERE = Path(__file__).parents[1] / "data" / "webhooks"
+HERE = Path(__file__).parents[2] / "data" / "webhooks"
 FILES = sorted(path.name for path in HERE.glob("*.json") if path.name != "index.json")
 SHA = re.compile(r"[0-9a-f]{40}")
 ZERO = "0" * 40

@@ -1,11 +1,11 @@
 """The grounding job: the "Ground wiki" button and `ground: auto` pushes land here.
 
 Ground the next pages of the wiki that have no claims (the shared grounding use case, the same agent and token
-budgets as the fix), and propose the files as the grounding pull request on `wikiwarden/ground/<branch>`, with
-the fix's rules (`pulls.py`, carried out by `publish.py`): the bot's branch only, one pull request updated in
-place, a declined grounding never proposed again. While that pull request is open, each run grounds its pages
-again (answers already accepted cost nothing) and the next batch, so a large wiki is grounded run by run in one
-pull request. Stamps are the grounded commit's committer date, so the same commit and answers give the same
+budgets as the fix), and propose the files as the grounding pull request on `wikiwarden/ground/<branch>`, with the
+fix's rules (`content/pull_requests.py`, carried out by `api/publish.py`): the bot's branch only, one pull request
+updated in place, a declined grounding never proposed again. While that pull request is open, each run grounds its
+pages again (answers already accepted cost nothing) and the next batch, so a large wiki is grounded run by run in
+one pull request. Stamps are the grounded commit's committer date, so the same commit and answers give the same
 files and a second run changes nothing.
 """
 
@@ -13,22 +13,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..claims.options import SweepOptions
-from ..jobs import ONLY_TRY, Attempt, Job
-from ..jobs.requests import GroundRequest
-from ..report.inert import code, prose
-from ..usecases.config import read_repo_config
-from ..usecases.config_file import CONFIG_PATH, ConfigError
-from ..usecases.ground import prepare_ground, run_ground
-from .api.client import GitHubClient
-from .api.publish import inspect_branch, propose, proposed_paths
-from .content.ground_pull_request import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
-from .content.pull_requests import GROUND, ProposalStatus, announce, evidence_links, iso_time, plan_publication
-from .fixing import with_model_refusal
+from ...claims.options import SweepOptions
+from ...jobs import ONLY_TRY, Attempt, Job
+from ...jobs.requests import GroundRequest
+from ...report.inert import code, prose
+from ...usecases.config import read_repo_config
+from ...usecases.config_file import CONFIG_PATH, ConfigError
+from ...usecases.ground import prepare_ground, run_ground
+from ..api.client import GitHubClient
+from ..api.publish import inspect_branch, propose, proposed_paths
+from ..content.ground_pull_request import ground_counts, ground_proposal, ground_tail, next_batch, proposed_pages
+from ..content.pull_requests import GROUND, ProposalStatus, announce, evidence_links, iso_time, plan_publication
+from .fix import with_model_refusal
 from .proposing import run_proposal
 
 if TYPE_CHECKING:
-    from .runtime import AppRuntime
+    from ..runtime import AppRuntime
 
 NO_MODEL = (
     "No grounding: the App has no model configured (`WIKIWARDEN_MODEL`). `wikiwarden ground --dry-run` lists each "

@@ -1,10 +1,10 @@
 """The fix job: the "Fix wiki" button and auto-fix pushes land here.
 
-Read the change again (from where the open fix pull request's change started, when there is one, so one pull
-request covers every push until it is merged), run the shared fix use case, and publish the result as the
-follow-up pull request (decided in `pulls.py`, carried out in `publish.py`); then say on the check run what
-happened. Every file the fix writes is computed from the fixed commit alone (its committer date stands in
-for "now"), so a second run over the same commit proposes exactly the same files and changes nothing.
+Read the change again (from where the open fix pull request's change started, when there is one, so one pull request
+covers every push until it is merged), run the shared fix use case, and publish the result as the follow-up pull
+request (decided in `content/pull_requests.py`, carried out in `api/publish.py`); then say on the check run what
+happened. Every file the fix writes is computed from the fixed commit alone (its committer date stands in for
+"now"), so a second run over the same commit proposes exactly the same files and changes nothing.
 
 `propose_fix` needs only a `FixHost`: the App's runtime (installation tokens, the operator's limits) or the GitHub
 Action's (the workflow's token, the repository's own config), so both open the same pull request the same way.
@@ -15,22 +15,22 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..claims.options import SweepOptions
-from ..fix.engine import FixResult
-from ..ground.baseline import BaselineError
-from ..jobs import ONLY_TRY, Attempt, Job
-from ..jobs.requests import FixRequest
-from ..report.inert import prose
-from ..source.github import GitHubSnapshot, GitHubSource
-from ..source.memory import SweepMemory
-from ..usecases.config import Config
-from ..usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
-from ..usecases.fix import prepare_fix, run_fix
-from ..usecases.references import reference_rules
-from .api.client import GitHubClient
-from .api.publish import inspect_branch, propose
-from .content.check_output import model_refusal_note
-from .content.pull_requests import (
+from ...claims.options import SweepOptions
+from ...fix.engine import FixResult
+from ...ground.baseline import BaselineError
+from ...jobs import ONLY_TRY, Attempt, Job
+from ...jobs.requests import FixRequest
+from ...report.inert import prose
+from ...source.github import GitHubSnapshot, GitHubSource
+from ...source.memory import SweepMemory
+from ...usecases.config import Config
+from ...usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
+from ...usecases.fix import prepare_fix, run_fix
+from ...usecases.references import reference_rules
+from ..api.client import GitHubClient
+from ..api.publish import inspect_branch, propose
+from ..content.check_output import model_refusal_note
+from ..content.pull_requests import (
     FIX,
     FORK,
     BranchState,
@@ -48,8 +48,8 @@ from .content.pull_requests import (
 from .proposing import run_proposal
 
 if TYPE_CHECKING:
-    from ..fix.engine import Decider
-    from .runtime import AppRuntime
+    from ...fix.engine import Decider
+    from ..runtime import AppRuntime
 
 
 class Agents(Protocol):
@@ -81,7 +81,7 @@ class FixHost(Protocol):
         ...
 
     async def bot_login(self) -> str:
-        """Whose commits on the fix branch are the bot's own (the ownership rules in `pulls.py`)."""
+        """Whose commits on the fix branch are the bot's own (the ownership rules in `content/pull_requests.py`)."""
         ...
 
     async def repo_config(self, source: GitHubSource, head: GitHubSnapshot) -> RepoConfig:

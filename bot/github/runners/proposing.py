@@ -7,17 +7,17 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ..jobs import Attempt, Job
-from ..jobs.requests import FixRequest, GroundRequest
-from ..report.inert import prose
-from .api.check_runs import find_check_run, note_on_check_run
-from .api.client import GitHubClient
-from .api.failures import permanent_text
-from .content.check_output import explain
-from .content.pull_requests import ProposalKind, ProposalStatus
+from ...jobs import Attempt, Job
+from ...jobs.requests import FixRequest, GroundRequest
+from ...report.inert import prose
+from ..api.check_runs import find_check_run, note_on_check_run
+from ..api.client import GitHubClient
+from ..api.failures import permanent_text
+from ..content.check_output import explain
+from ..content.pull_requests import ProposalKind, ProposalStatus
 
 if TYPE_CHECKING:
-    from .runtime import AppRuntime
+    from ..runtime import AppRuntime
 
 log = logging.getLogger(__name__)
 

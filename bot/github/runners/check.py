@@ -7,22 +7,22 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..claims.options import SweepOptions
-from ..ground.baseline import BaselineError
-from ..jobs import ONLY_TRY, Attempt, Job
-from ..jobs.requests import CheckRequest, FixRequest, GroundRequest
-from ..usecases.check import check
-from ..usecases.config import Config, read_repo_config
-from ..usecases.config_file import CONFIG_PATH, ConfigError
-from ..usecases.ground import settled_pages
-from ..usecases.references import reference_rules
-from .api.check_runs import complete_check_run, find_check_run, start_check_run
-from .api.client import GitHubClient
-from .api.failures import permanent_text
-from .content.check_output import FIX_ACTION, GROUND_ACTION, check_output, explain, failure_output
+from ...claims.options import SweepOptions
+from ...ground.baseline import BaselineError
+from ...jobs import ONLY_TRY, Attempt, Job
+from ...jobs.requests import CheckRequest, FixRequest, GroundRequest
+from ...usecases.check import check
+from ...usecases.config import Config, read_repo_config
+from ...usecases.config_file import CONFIG_PATH, ConfigError
+from ...usecases.ground import settled_pages
+from ...usecases.references import reference_rules
+from ..api.check_runs import complete_check_run, find_check_run, start_check_run
+from ..api.client import GitHubClient
+from ..api.failures import permanent_text
+from ..content.check_output import FIX_ACTION, GROUND_ACTION, check_output, explain, failure_output
 
 if TYPE_CHECKING:
-    from .runtime import AppRuntime
+    from ..runtime import AppRuntime
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Around a proposal's work (the fix, the grounding: `bot/github/proposing.py`), against the fake GitHub: the check
+"""Around a proposal's work (the fix, the grounding: `bot/github/runners/proposing.py`), against the fake GitHub: the check
 run it reports on, found by the head commit when the request does not name it; what came of the work said on it;
 and a failure said there once, in words, on the last try only, or at once when no retry can cure it."""
 
@@ -18,7 +18,7 @@ from gidgethub.sansio import decipher_response
 
 from bot.github.api.client import GitHubClient
 from bot.github.content.pull_requests import FIX, GROUND, ProposalStatus
-from bot.github.proposing import run_proposal
+from bot.github.runners.proposing import run_proposal
 from bot.github.runtime import AppRuntime
 from bot.jobs import Attempt, Job, PermanentFailure
 from bot.jobs.requests import FixRequest, GroundRequest, RepoRef
@@ -87,7 +87,7 @@ def note(label: str, text: str, name: str = "fix") -> str:
 def bot_lines(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str, bool]]:
     """The proposal's log lines: level, message, whether a traceback goes with it."""
     return [
-        (r.levelno, r.getMessage(), r.exc_info is not None) for r in caplog.records if r.name == "bot.github.proposing"
+        (r.levelno, r.getMessage(), r.exc_info is not None) for r in caplog.records if r.name == "bot.github.runners.proposing"
     ]
 
 
