@@ -32,6 +32,7 @@ from aiohttp import web
 from prometheus_client import Counter
 from pydantic import ValidationError
 
+from .agent.factory import app_agents
 from .github.handlers import Envelope, PayloadError, Route, WebhookContext, parse_payload, routes
 from .github.handlers.signature import signature_matches, signature_of
 from .github.runners.table import RUNNERS
@@ -311,7 +312,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         timeout = aiohttp.ClientTimeout(total=120, connect=15)
         async with aiohttp.ClientSession(timeout=timeout, json_serialize=json.dumps) as session:
-            runtime = AppRuntime(settings, session, RUNNERS)
+            runtime = AppRuntime(settings, session, RUNNERS, app_agents(settings))
             queue = (queue_factory or default_queue(settings))(runtime)
             runtime.submit = queue.submit
             app[RUNTIME] = runtime

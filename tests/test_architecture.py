@@ -6,6 +6,7 @@
 - the renderers (`bot/report`) import the core only, and the core never imports them;
 - each layer imports only the layers below it: `source/` and `agent/` the core (never `github/`), the use
   cases the core, `source/` and `agent/`; `github/` and `jobs/` sit above; the faces on top;
+- `github/` never imports `agent/`: `web.py` and `worker.py` build the App's agents and hand them to its runtime;
 - nothing imports the use cases but the faces and the App's job runners;
 - the App's runtime does not import the runners (the table is handed to it).
 
@@ -41,7 +42,7 @@ ALLOWED: dict[str, set[str]] = {
     "agent": CORE | INFRASTRUCTURE,
     "usecases": CORE | {"source", "agent"} | INFRASTRUCTURE,
     "jobs": INFRASTRUCTURE,
-    "github": CORE | {"report", "source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
+    "github": CORE | {"report", "source", "usecases", "jobs"} | INFRASTRUCTURE,  # handed its agents, never imports them
 }
 USE_CASE_CALLERS = {
     "bot.cli", "bot.demo", "bot.action", "bot.github.runners.check", "bot.github.runners.fix", "bot.github.runners.ground"
@@ -199,6 +200,11 @@ def test_the_runtime_does_not_import_the_runners(graph: dict[str, set[str]]) -> 
     assert "bot.github.runners.table" in graph["bot.web"] and "bot.github.runners.table" in graph["bot.worker"]
 
 
+def test_the_faces_hand_the_app_its_agents(graph: dict[str, set[str]]) -> None:
+    assert {m for m, targets in graph.items() if part(m) == "github" and any(part(t) == "agent" for t in targets)} == set()
+    assert "bot.agent.factory" in graph["bot.web"] and "bot.agent.factory" in graph["bot.worker"]
+
+
 # -- the checkers catch what they are for ------------------------------------------------------------------
 
 
@@ -226,6 +232,8 @@ def test_a_loop_is_found() -> None:
         ("bot.agent.agent", "bot.github.content.check_output"),
         ("bot.usecases.fix", "bot.github.content.pull_requests"),
         ("bot.jobs.redis", "bot.github.runtime"),
+        ("bot.github.runtime", "bot.agent.factory"),  # the App is handed its agents by the faces
+        ("bot.github.runners.fix", "bot.agent.agent"),
         ("bot.github.content.check_output", "bot.cli"),  # nothing imports a face
         ("bot.newpart.x", "bot.claims.sweep"),  # a new part must be placed in a layer first
     ],

@@ -1,6 +1,7 @@
 """The App's long-lived parts, shared by every job of a process: one HTTP session, the token cache, the ETag
-and blob caches, request statistics, the agent factory; and one try of a job, handed to the runner its kind
-names in the table the process was built with (`runners/table.py`)."""
+and blob caches, request statistics, the agents; and one try of a job, handed to the runner its kind names in the
+table the process was built with (`runners/table.py`). The runners and the agents are handed in by `web.py` and
+`worker.py`: the App reaches the model only through them, never by importing `bot.agent`."""
 
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from cachetools import LRUCache
 from gidgethub import apps
 
-from ..agent.factory import AgentFactory
+from ..fix.engine import Decider
+from ..fix.view import CodeView
+from ..ground.work import GroundWork
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
 from ..jobs.requests import FixRequest, GroundRequest, RepoRef
 from ..logs import work_context
@@ -37,11 +40,42 @@ log = logging.getLogger(__name__)
 Runner = Callable[["AppRuntime", Job, Attempt], Awaitable[None]]
 
 
+class Model(Decider, Protocol):
+    """The model as the App's jobs ask it: deciding a fix's claims, and grounding a page (the use case's
+    `Grounder`)."""
+
+    async def ground(self, work: GroundWork, view: CodeView, wiki_dir: str) -> Any: ...
+
+
+class Agents(Protocol):
+    """Where the App's jobs get their model (`bot.agent.factory.AgentFactory`, built by the face): one per job, within
+    the budgets asked for; None without a model."""
+
+    def agent(
+        self,
+        repo: str,
+        model: str | None = None,
+        *,
+        per_run: int | None = None,
+        per_day: int | None = None,
+        repo_id: int | None = None,
+    ) -> Model | None: ...
+
+    def share_through(self, redis: Any) -> None: ...
+
+    async def close(self) -> None: ...
+
+
 class AppRuntime:
-    def __init__(self, settings: Settings, session: aiohttp.ClientSession, runners: Mapping[str, Runner]) -> None:
+    def __init__(
+        self, settings: Settings, session: aiohttp.ClientSession, runners: Mapping[str, Runner], agents: Agents
+    ) -> None:
+        """`agents`: the model for every fix and grounding; its daily ledger and paid answers are this process's own
+        until `share_through` puts them in Redis for every worker. The runtime closes it."""
         self.settings = settings
         self.session = session
         self.runners = runners
+        self.agents = agents
         self.stats = RequestStats()
         self.policy = RetryPolicy(
             max_retries=settings.max_retries,
@@ -60,9 +94,6 @@ class AppRuntime:
         self._bot_login_lock = asyncio.Lock()
         self.gates: LRUCache[int, MutationGate] = LRUCache(maxsize=10_000)  # per installation
         self._note_locks: LRUCache[int, asyncio.Lock] = LRUCache(maxsize=4096)  # per check run
-        # The agent for every fix; its daily ledger and paid answers are this process's own until
-        # `share_through` puts them in Redis for every worker.
-        self.agents = AgentFactory(settings, offered=settings.offered_models)
         self.submit: Callable[[Job], Awaitable[bool]] | None = None  # the queue's, for jobs that follow jobs
 
     def _client(self, **auth: Any) -> GitHubClient:

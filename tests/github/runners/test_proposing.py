@@ -16,6 +16,7 @@ from apptools import settings_for
 from fakegithub import FakeGitHub, FakeRepo
 from gidgethub.sansio import decipher_response
 
+from bot.agent.factory import app_agents
 from bot.github.api.client import GitHubClient
 from bot.github.content.pull_requests import FIX, GROUND, ProposalStatus
 from bot.github.runners.proposing import run_proposal
@@ -56,7 +57,8 @@ async def setting(fake_github: FakeGitHub) -> AsyncIterator[Setting]:
         "Wikiwarden", head, conclusion="neutral", output={"title": "Wiki: 3 fresh", "summary": SUMMARY, "text": None}
     )
     async with aiohttp.ClientSession() as session:
-        rt = AppRuntime(settings_for(fake_github, max_retries=1), session, runners={})
+        settings = settings_for(fake_github, max_retries=1)
+        rt = AppRuntime(settings, session, runners={}, agents=app_agents(settings))
         yield Setting(
             fake_github, repo, RepoRef(installation_id=77, full_name="acme/widgets", id=repo.id), head, run, rt
         )
