@@ -88,7 +88,7 @@ DEFAULT_TESTS: dict[str, list[str]] = {
         "tests/fix/test_check.py",
         "tests/fix/test_fix_core.py",
     ],
-    "bot/github/signature.py": [
+    "bot/github/handlers/signature.py": [
         "tests/github/test_signature.py",
     ],
     "bot/ground/check.py": [

@@ -7,7 +7,7 @@ and the action's inputs (`INPUT_*`, mapped in `action.yml`). The decisions are p
 commits to compare, the outputs, the exit status); the check and the fix are the use cases every face runs.
 
 The payload and the repository are untrusted. Commit ids and branch names are checked before git or GitHub sees
-them; every workflow command is escaped (`bot.claims.ci`); the readable report is printed between
+them; every workflow command is escaped (`bot.report.ci`); the readable report is printed between
 `::stop-commands::` markers, so no line of a page can act as a command; outputs are written with a delimiter
 that is not in their value. The token is only handed to the GitHub client, never printed.
 """
@@ -25,15 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .claims.ci import workflow_command
 from .claims.pages import normalize_wiki_dir
 from .claims.verdicts import Verdict
+from .report.ci import workflow_command
 
 if TYPE_CHECKING:
     from .agent.factory import AgentFactory
     from .claims.results import SweepReport
     from .fix.engine import Decider
-    from .github.client import GitHubClient
+    from .github.api.client import GitHubClient
     from .source.git import GitRepository
     from .source.github import GitHubSnapshot, GitHubSource
     from .usecases.config_file import RepoConfig
@@ -282,7 +282,7 @@ def escaped(text: str) -> str:
 def job_summary(report: SweepReport, limit_bytes: int = SUMMARY_BYTES) -> str:
     """The check run's Markdown report, cut (safely: never inside a fence or a claim) to fit a job summary of
     `limit_bytes`, names that are not UTF-8 escaped."""
-    from .claims.report import render_markdown  # noqa: PLC0415 - with the rest of the report's code
+    from .report.check import render_markdown  # noqa: PLC0415 - with the rest of the report's code
 
     limit = limit_bytes
     while True:
@@ -510,7 +510,7 @@ def _local_commit(repo: GitRepository, base: str) -> str:
 
 
 def _report(report: SweepReport, runner: Runner, summary_bytes: int) -> None:
-    from .claims.report import render  # noqa: PLC0415
+    from .report.check import render  # noqa: PLC0415
 
     runner.log_untrusted("Wikiwarden check", render(report, "text"))
     runner.out.write(escaped(render(report, "github", attention_only=True)))
@@ -529,15 +529,15 @@ async def _fix(
     config: RepoConfig,
     runner: Runner,
 ) -> bool:
-    """Propose the fix as the App does (`bot.github.fixing.propose_fix`), with the workflow's token; False when it
+    """Propose the fix as the App does (`bot.github.runners.fix.propose_fix`), with the workflow's token; False when it
     could not be proposed (an `::error::` says why)."""
     try:  # the App's GitHub client: action.yml installs the app extra when fix is on
         import aiohttp  # noqa: PLC0415
         from gidgethub import GitHubException  # noqa: PLC0415
 
-        from .github.client import GitHubClient, MutationGate  # noqa: PLC0415
-        from .github.fixing import propose_fix  # noqa: PLC0415
-        from .github.publish import BranchRace  # noqa: PLC0415
+        from .github.api.client import GitHubClient, MutationGate  # noqa: PLC0415
+        from .github.api.publish import BranchRace  # noqa: PLC0415
+        from .github.runners.fix import propose_fix  # noqa: PLC0415
         from .jobs.requests import FixRequest, RepoRef  # noqa: PLC0415
     except ModuleNotFoundError as exc:
         raise ActionError(_missing_extra(exc, "app", "fix: true")) from None
@@ -589,9 +589,9 @@ def fix_problem(exc: Exception) -> str:
     reach, or what the App says of a rate limit, a 5xx or a timeout."""
     import aiohttp  # noqa: PLC0415
 
-    from .github.checks import explain  # noqa: PLC0415
-    from .github.failures import refusal  # noqa: PLC0415
-    from .github.publish import BranchRace  # noqa: PLC0415
+    from .github.api.failures import refusal  # noqa: PLC0415
+    from .github.api.publish import BranchRace  # noqa: PLC0415
+    from .github.content.check_output import explain  # noqa: PLC0415
 
     refused = refusal(exc)
     if refused is not None:
@@ -611,7 +611,7 @@ def fix_problem(exc: Exception) -> str:
 
 
 class TokenHost:
-    """The fix's host in a workflow (`bot.github.fixing.FixHost`): one repository; the config the check used (the
+    """The fix's host in a workflow (`bot.github.runners.fix.FixHost`): one repository; the config the check used (the
     same commit's file, not bounded by an operator's limits: the repository is its own operator here); the model
     the inputs name (none: re-anchoring only); and the token's login as the bot's."""
 

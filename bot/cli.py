@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar
 from . import __version__
 from .claims.options import DEFAULT_MAX_FILE_BYTES, SweepOptions
 from .claims.pages import DEFAULT_WIKI_DIR, normalize_wiki_dir, require_wiki_folder
-from .claims.wording import one_line, plural
 from .lifetime import one_shot, outlive
+from .report.wording import one_line, plural
 
 # Everything else is imported by the command that needs it: `wikiwarden check` in a pre-commit hook, or
 # `--version`, pays for neither the model's client, the web server, the queue, nor the other commands.
@@ -85,7 +85,7 @@ def _add_check(commands: _Commands) -> None:
     )
     check.add_argument(
         "--format",
-        choices=("text", "markdown", "json", "github", "sarif"),  # bot.claims.report.FORMATS, without importing it
+        choices=("text", "markdown", "json", "github", "sarif"),  # bot.report.check.FORMATS, without importing it
         default="text",
         help="text (default), markdown (the check run's), json, github (GitHub Actions workflow commands: "
         "annotations), sarif (SARIF 2.1.0, for code scanning)",
@@ -346,7 +346,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _write_json(document: object) -> None:
     """A command's JSON document on stdout: UTF-8 whatever the locale, straight to the binary stream (a full sweep's
     report is hundreds of megabytes: no copy through `str`)."""
-    from .claims.jsonout import dumps_bytes  # noqa: PLC0415  (orjson: only where JSON is written)
+    from .report.jsonout import dumps_bytes  # noqa: PLC0415  (orjson: only where JSON is written)
 
     _write_bytes((dumps_bytes(document),))
 
@@ -432,8 +432,8 @@ def _warn(message: str) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     from .claims.fanout import usable_processors  # noqa: PLC0415
-    from .claims.report import render, report_json_chunks  # noqa: PLC0415
     from .claims.sweep import cyclic_gc_paused  # noqa: PLC0415
+    from .report.check import render, report_json_chunks  # noqa: PLC0415
     from .source.git import GitError  # noqa: PLC0415
     from .usecases.check import check_repository, local_memory  # noqa: PLC0415
 
@@ -479,7 +479,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _next_steps(args: argparse.Namespace, report: SweepReport) -> str:
     """What to do, after a text report that needs attention: the commands with this check's own options."""
-    from .claims.nextsteps import next_steps  # noqa: PLC0415
+    from .report.nextsteps import next_steps  # noqa: PLC0415
 
     given = [("--repo", args.repo if args.repo != "." else None), ("--wiki-dir", args.wiki_dir)]
     given.append(("--max-file-size", str(args.max_file_size) if args.max_file_size is not None else None))
@@ -549,7 +549,7 @@ def _claim_retract(args: argparse.Namespace) -> int:
 def _claim_show(args: argparse.Namespace) -> int:
     import shutil  # noqa: PLC0415
 
-    from .claims.sidebyside import side_by_side, unified  # noqa: PLC0415
+    from .report.sidebyside import side_by_side, unified  # noqa: PLC0415
 
     repo, claims = _claims(args)
     with repo:
@@ -687,7 +687,7 @@ def _model_settings() -> ModelSettings:
 
 
 def _fix(args: argparse.Namespace) -> int:
-    from .fix.summary import render_text  # noqa: PLC0415
+    from .report.fix import render_text  # noqa: PLC0415
     from .usecases.fix import fix_working_tree, recorded_base  # noqa: PLC0415
 
     if args.max_claims <= 0:
@@ -721,7 +721,7 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _ground(args: argparse.Namespace) -> int:
-    from .ground import report  # noqa: PLC0415
+    from .report import ground as report  # noqa: PLC0415
     from .source.git import GitError  # noqa: PLC0415
     from .usecases.ground import ground_working_tree  # noqa: PLC0415
 

@@ -9,8 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .claims.nextsteps import next_steps
-from .claims.report import render
+from .report.check import render
+from .report.nextsteps import next_steps
 from .source.git import GitRepository
 from .usecases.check import check_repository
 from .usecases.claims import HandKeptClaims

@@ -32,10 +32,11 @@ from aiohttp import web
 from prometheus_client import Counter
 from pydantic import ValidationError
 
+from .agent.factory import app_agents
 from .github.handlers import Envelope, PayloadError, Route, WebhookContext, parse_payload, routes
-from .github.runners import RUNNERS
+from .github.handlers.signature import signature_matches, signature_of
+from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
-from .github.signature import signature_matches, signature_of
 from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
@@ -311,7 +312,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
     async def lifetime(app: web.Application) -> AsyncIterator[None]:
         timeout = aiohttp.ClientTimeout(total=120, connect=15)
         async with aiohttp.ClientSession(timeout=timeout, json_serialize=json.dumps) as session:
-            runtime = AppRuntime(settings, session, RUNNERS)
+            runtime = AppRuntime(settings, session, RUNNERS, app_agents(settings))
             queue = (queue_factory or default_queue(settings))(runtime)
             runtime.submit = queue.submit
             app[RUNTIME] = runtime

@@ -16,7 +16,8 @@ import aiohttp
 from aiohttp import web
 from arq.worker import Worker, func
 
-from .github.runners import RUNNERS
+from .agent.factory import app_agents
+from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
 from .jobs import RetryPolicy
 from .jobs.redis import ARQ_MARGIN, FUNCTION, QUEUE_NAME, RedisQueue, job_function
@@ -80,7 +81,7 @@ async def run_worker(settings: Settings, stop: asyncio.Event | None = None) -> N
         loop.add_signal_handler(sig, stop.set)
     timeout = aiohttp.ClientTimeout(total=120, connect=15)
     async with aiohttp.ClientSession(timeout=timeout, json_serialize=json.dumps) as session:
-        runtime = AppRuntime(settings, session, RUNNERS)
+        runtime = AppRuntime(settings, session, RUNNERS, app_agents(settings))
         queue = RedisQueue(settings.redis_url.get_secret_value())
         await queue.start()
         runtime.submit = queue.submit  # a check may be followed by a fix

@@ -1,11 +1,16 @@
 """The shape of the code, read from its imports with `ast`: imports point inward and never loop.
 
 - no import loop among the modules of `bot/` (imports inside functions and under TYPE_CHECKING count too);
-- the pure core (`bot/claims`, `bot/okf`, `bot/fix`, `bot/ground`) imports nothing of `bot/` beyond itself (and the package
-  root, which holds only the version);
+- the pure core (`bot/claims`, `bot/okf`, `bot/fix`, `bot/ground`) imports nothing of `bot/` beyond itself (and
+  the package root, which holds only the version);
+- the renderers (`bot/report`) import the core only, and the core never imports them;
 - each layer imports only the layers below it: `source/` and `agent/` the core (never `github/`), the use
   cases the core, `source/` and `agent/`; `github/` and `jobs/` sit above; the faces on top;
+- `github/` never imports `agent/`: `web.py` and `worker.py` build the App's agents and hand them to its runtime;
 - nothing imports the use cases but the faces and the App's job runners;
+- inside `github/`, what is written to GitHub (`content/`) is decided without the calls (`api/`), the job runners
+  (`runners/`), the runtime or the webhook handlers; the calls know only the content; the handlers only the content
+  (the check run's names and buttons); the runtime the calls and the content, never the runners;
 - the App's runtime does not import the runners (the table is handed to it).
 
 Each rule is checked on the real package, and each checker is shown to catch a violation, so the test
@@ -35,15 +40,25 @@ ALLOWED: dict[str, set[str]] = {
     "metrics": set(),
     "logs": set(),
     "lifetime": set(),
+    "report": CORE,
     "source": CORE,
     "agent": CORE | INFRASTRUCTURE,
     "usecases": CORE | {"source", "agent"} | INFRASTRUCTURE,
     "jobs": INFRASTRUCTURE,
-    "github": CORE | {"source", "agent", "usecases", "jobs"} | INFRASTRUCTURE,
+    "github": CORE | {"report", "source", "usecases", "jobs"} | INFRASTRUCTURE,  # handed its agents, never imports them
 }
 USE_CASE_CALLERS = {
-    "bot.cli", "bot.demo", "bot.action", "bot.github.checking", "bot.github.fixing", "bot.github.grounding"
+    "bot.cli", "bot.demo", "bot.action",
+    "bot.github.runners.check", "bot.github.runners.fix", "bot.github.runners.ground",
 }  # fmt: skip
+# Inside bot/github: what each group may import of the App besides itself (`runtime` is the module runtime.py).
+GITHUB_ALLOWED: dict[str, set[str]] = {
+    "content": set(),
+    "api": {"content"},
+    "handlers": {"content"},
+    "runtime": {"api", "content"},
+    "runners": {"api", "content", "runtime"},
+}
 # The repository's settings (`.github/wikiwarden.yml`): data every face and the App read, not a use case to call.
 SETTINGS_DATA = {"bot.usecases.config", "bot.usecases.config_file"}
 
@@ -141,6 +156,31 @@ def layer_violations(graph: Mapping[str, set[str]]) -> list[str]:
     return problems
 
 
+def github_group(module: str) -> str:
+    """The group of bot/github a module belongs to: `bot.github.api.client` → `api`, `bot.github.runtime` →
+    `runtime`, the package itself → ``."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else ""
+
+
+def github_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    """Every import inside bot/github from a group to a group it may not import."""
+    problems = []
+    for module, targets in sorted(graph.items()):
+        if part(module) != "github" or not github_group(module):
+            continue
+        source = github_group(module)
+        allowed = GITHUB_ALLOWED.get(source)
+        if allowed is None:
+            problems.append(f"{module}: bot/github/{source} is not a known group; add it to GITHUB_ALLOWED")
+            continue
+        for target in sorted(targets):
+            if part(target) == "github" and github_group(target) not in allowed | {source, ""}:
+                may = sorted(allowed) or "none"
+                problems.append(f"{module} imports {target} (bot/github/{source} may import {may})")
+    return problems
+
+
 def use_case_violations(graph: Mapping[str, set[str]]) -> list[str]:
     return [
         f"{module} imports {target}: only the faces and the App's job runners call the use cases"
@@ -164,7 +204,7 @@ def graph() -> dict[str, set[str]]:
 def test_the_graph_is_read(graph: dict[str, set[str]]) -> None:
     assert "bot.claims.sweep" in graph and "bot.usecases.check" in graph
     assert "bot.claims.snapshot" in graph["bot.claims.sweep"]
-    assert "bot.github.runtime" in graph["bot.github.checking"]  # an import under TYPE_CHECKING counts
+    assert "bot.github.runtime" in graph["bot.github.runners.check"]  # an import under TYPE_CHECKING counts
     assert "bot.web" in graph["bot.cli"]  # and so does one inside a function
 
 
@@ -190,10 +230,22 @@ def test_only_the_faces_and_the_job_runners_call_the_use_cases(graph: dict[str, 
     assert callers - {m for m in graph if part(m) == "usecases"} == USE_CASE_CALLERS
 
 
+def test_the_apps_groups_stay_apart(graph: dict[str, set[str]]) -> None:
+    assert github_violations(graph) == []
+    assert {github_group(m) for m in graph if part(m) == "github"} == set(GITHUB_ALLOWED) | {""}
+
+
 def test_the_runtime_does_not_import_the_runners(graph: dict[str, set[str]]) -> None:
-    assert graph["bot.github.runtime"].isdisjoint({"bot.github.checking", "bot.github.fixing", "bot.github.runners"})
-    assert {"bot.github.checking", "bot.github.fixing"} <= graph["bot.github.runners"]
-    assert "bot.github.runners" in graph["bot.web"] and "bot.github.runners" in graph["bot.worker"]
+    runners = {module for module in graph if module.startswith("bot.github.runners")}
+    assert graph["bot.github.runtime"].isdisjoint(runners)
+    assert {"bot.github.runners.check", "bot.github.runners.fix"} <= graph["bot.github.runners.table"]
+    assert "bot.github.runners.table" in graph["bot.web"] and "bot.github.runners.table" in graph["bot.worker"]
+
+
+def test_the_faces_hand_the_app_its_agents(graph: dict[str, set[str]]) -> None:
+    reaching = {m for m, targets in graph.items() if part(m) == "github" and any(part(t) == "agent" for t in targets)}
+    assert reaching == set()
+    assert "bot.agent.factory" in graph["bot.web"] and "bot.agent.factory" in graph["bot.worker"]
 
 
 # -- the checkers catch what they are for ------------------------------------------------------------------
@@ -213,11 +265,19 @@ def test_a_loop_is_found() -> None:
         ("bot.fix.engine", "bot.agent.agent"),
         ("bot.okf.project", "bot.settings"),
         ("bot.claims.sweep", "bot.okf.project"),  # claims is the innermost part
-        ("bot.source.github", "bot.github.client"),  # an adapter importing the App
-        ("bot.agent.agent", "bot.github.checks"),
-        ("bot.usecases.fix", "bot.github.pulls"),
+        ("bot.claims.sweep", "bot.report.check"),  # the core never imports its renderers
+        ("bot.fix.engine", "bot.report.fix"),
+        ("bot.report.check", "bot.source.git"),  # the renderers import the core only
+        ("bot.report.fix", "bot.agent.agent"),
+        ("bot.report.inert", "bot.github.content.check_output"),
+        ("bot.report.check", "bot.usecases.check"),
+        ("bot.source.github", "bot.github.api.client"),  # an adapter importing the App
+        ("bot.agent.agent", "bot.github.content.check_output"),
+        ("bot.usecases.fix", "bot.github.content.pull_requests"),
         ("bot.jobs.redis", "bot.github.runtime"),
-        ("bot.github.checks", "bot.cli"),  # nothing imports a face
+        ("bot.github.runtime", "bot.agent.factory"),  # the App is handed its agents by the faces
+        ("bot.github.runners.fix", "bot.agent.agent"),
+        ("bot.github.content.check_output", "bot.cli"),  # nothing imports a face
         ("bot.newpart.x", "bot.claims.sweep"),  # a new part must be placed in a layer first
     ],
 )
@@ -228,16 +288,48 @@ def test_an_outward_import_is_refused(module: str, target: str) -> None:
 def test_an_inward_import_is_allowed() -> None:
     allowed = {
         "bot.usecases.fix": {"bot.fix.engine", "bot.source.git", "bot.agent.factory"},
-        "bot.github.fixing": {"bot.usecases.fix", "bot.jobs.requests"},
+        "bot.github.runners.fix": {"bot.usecases.fix", "bot.jobs.requests"},
         "bot.okf.project": {"bot"},
+        "bot.report.fix": {"bot.fix.engine", "bot.claims.results", "bot.report.inert"},
+        "bot.github.content.check_output": {"bot.report.check"},
         "bot.cli": {"bot.web", "bot.usecases.check"},
     }
     assert layer_violations(allowed) == []
 
 
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("bot.github.content.check_output", "bot.github.api.client"),  # content decided without the calls
+        ("bot.github.content.pull_requests", "bot.github.runtime"),
+        ("bot.github.content.ground_pull_request", "bot.github.runners.ground"),
+        ("bot.github.api.publish", "bot.github.runners.fix"),  # the calls know no job
+        ("bot.github.api.client", "bot.github.runtime"),
+        ("bot.github.handlers.checks", "bot.github.api.check_runs"),  # a handler only turns a payload into jobs
+        ("bot.github.handlers.push", "bot.github.runners.check"),
+        ("bot.github.runtime", "bot.github.runners.table"),  # the runtime is handed its runners
+        ("bot.github.runtime", "bot.github.handlers.routing"),
+        ("bot.github.jobs.check", "bot.github.api.client"),  # a new group must be placed first
+    ],
+)
+def test_a_crossing_between_the_apps_groups_is_refused(module: str, target: str) -> None:
+    assert github_violations({module: {target}}) != []
+
+
+def test_the_apps_groups_may_import_what_they_build_on() -> None:
+    allowed = {
+        "bot.github.api.publish": {"bot.github.content.pull_requests", "bot.github.api.client", "bot.source.github"},
+        "bot.github.runners.fix": {"bot.github.api.publish", "bot.github.content.check_output", "bot.github.runtime"},
+        "bot.github.runtime": {"bot.github.api.auth", "bot.github.content.check_output"},
+        "bot.github.handlers.checks": {"bot.github.content.check_output", "bot.github.handlers.routing"},
+    }
+    assert github_violations(allowed) == []
+
+
 def test_a_new_caller_of_the_use_cases_is_refused() -> None:
-    assert use_case_violations({"bot.github.checks": {"bot.usecases.check"}}) != []
-    assert use_case_violations({"bot.github.checking": {"bot.usecases.check"}}) == []
+    assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.check"}}) != []
+    assert use_case_violations({"bot.github.runners.check": {"bot.usecases.check"}}) == []
     # the repository's settings are data the App's pure parts may read, not a use case they call
-    assert use_case_violations({"bot.github.checks": {"bot.usecases.config_file"}}) == []
-    assert use_case_violations({"bot.github.checks": {"bot.usecases.config_file", "bot.usecases.fix"}}) != []
+    assert use_case_violations({"bot.github.content.check_output": {"bot.usecases.config_file"}}) == []
+    both = {"bot.usecases.config_file", "bot.usecases.fix"}
+    assert use_case_violations({"bot.github.content.check_output": both}) != []

@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 
-from ..settings import ModelSettings
+from ..settings import ModelSettings, Settings
 from .agent import Agent, make_client
 from .budget import AnswerCache, Budget, DailyLedger, Ledger, RedisAnswerCache, RedisLedger
 
@@ -68,3 +68,9 @@ class AgentFactory:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def app_agents(settings: Settings) -> AgentFactory:
+    """The App's agents, which `web.py` and `worker.py` build and hand to its runtime: only the models the operator
+    offers, whatever a repository's config asks for."""
+    return AgentFactory(settings, offered=settings.offered_models)

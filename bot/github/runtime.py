@@ -1,6 +1,7 @@
 """The App's long-lived parts, shared by every job of a process: one HTTP session, the token cache, the ETag
-and blob caches, request statistics, the agent factory; and one try of a job, handed to the runner its kind
-names in the table the process was built with (`runners.py`)."""
+and blob caches, request statistics, the agents; and one try of a job, handed to the runner its kind names in the
+table the process was built with (`runners/table.py`). The runners and the agents are handed in by `web.py` and
+`worker.py`: the App reaches the model only through them, never by importing `bot.agent`."""
 
 from __future__ import annotations
 
@@ -8,39 +9,73 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 from cachetools import LRUCache
 from gidgethub import apps
 
-from ..agent.factory import AgentFactory
-from ..claims.inert import prose
+from ..fix.engine import Decider
+from ..fix.view import CodeView
+from ..ground.work import GroundWork
 from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
 from ..jobs.requests import FixRequest, GroundRequest, RepoRef
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
+from ..report.inert import prose
 from ..settings import Settings
 from ..source.github import GitHubSnapshot, GitHubSource, SourceCache
 from ..source.memory import SharedIndex
 from ..usecases.config import read_repo_config
 from ..usecases.config_file import RepoConfig
-from .auth import InstallationTokens
-from .checks import complete_check_run, failure_output, find_check_run, note_on_check_run
-from .client import GitHubClient, MutationGate, RequestStats, RetryPolicy
-from .failures import GONE, access_refused, needs_probe, refusal, repository_gone
-from .pulls import FIX, GROUND
+from .api.auth import InstallationTokens
+from .api.check_runs import complete_check_run, find_check_run, note_on_check_run
+from .api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy
+from .api.failures import GONE, access_refused, needs_probe, refusal, repository_gone
+from .content.check_output import failure_output
+from .content.pull_requests import FIX, GROUND
 
 log = logging.getLogger(__name__)
 
 Runner = Callable[["AppRuntime", Job, Attempt], Awaitable[None]]
 
 
+class Model(Decider, Protocol):
+    """The model as the App's jobs ask it: deciding a fix's claims, and grounding a page (the use case's
+    `Grounder`)."""
+
+    async def ground(self, work: GroundWork, view: CodeView, wiki_dir: str) -> Any: ...
+
+
+class Agents(Protocol):
+    """Where the App's jobs get their model (`bot.agent.factory.AgentFactory`, built by the face): one per job, within
+    the budgets asked for; None without a model."""
+
+    def agent(
+        self,
+        repo: str,
+        model: str | None = None,
+        *,
+        per_run: int | None = None,
+        per_day: int | None = None,
+        repo_id: int | None = None,
+    ) -> Model | None: ...
+
+    def share_through(self, redis: Any) -> None: ...
+
+    async def close(self) -> None: ...
+
+
 class AppRuntime:
-    def __init__(self, settings: Settings, session: aiohttp.ClientSession, runners: Mapping[str, Runner]) -> None:
+    def __init__(
+        self, settings: Settings, session: aiohttp.ClientSession, runners: Mapping[str, Runner], agents: Agents
+    ) -> None:
+        """`agents`: the model for every fix and grounding; its daily ledger and paid answers are this process's own
+        until `share_through` puts them in Redis for every worker. The runtime closes it."""
         self.settings = settings
         self.session = session
         self.runners = runners
+        self.agents = agents
         self.stats = RequestStats()
         self.policy = RetryPolicy(
             max_retries=settings.max_retries,
@@ -59,9 +94,6 @@ class AppRuntime:
         self._bot_login_lock = asyncio.Lock()
         self.gates: LRUCache[int, MutationGate] = LRUCache(maxsize=10_000)  # per installation
         self._note_locks: LRUCache[int, asyncio.Lock] = LRUCache(maxsize=4096)  # per check run
-        # The agent for every fix; its daily ledger and paid answers are this process's own until
-        # `share_through` puts them in Redis for every worker.
-        self.agents = AgentFactory(settings, offered=settings.offered_models)
         self.submit: Callable[[Job], Awaitable[bool]] | None = None  # the queue's, for jobs that follow jobs
 
     def _client(self, **auth: Any) -> GitHubClient:
@@ -120,7 +152,7 @@ class AppRuntime:
     async def permanent_failure(self, repo: RepoRef, exc: BaseException) -> PermanentFailure | None:
         """What `exc` means for a job on `repo`: a PermanentFailure when no retry can cure it, else None (try
         again). A 401, 404 or 410 does not say what is missing, so GitHub is asked once, with a fresh token, for
-        the installation and the repository themselves (the rules are in `failures.py`)."""
+        the installation and the repository themselves (the rules are in `api/failures.py`)."""
         if isinstance(exc, PermanentFailure):
             return exc
         refused = refusal(exc)

@@ -38,14 +38,14 @@ from fixtools import (
 
 from bot.agent.agent import MAX_COMPLETION_TOKENS, MAX_ROUNDS, Agent
 from bot.agent.budget import AnswerCache, Budget, DailyLedger
-from bot.agent.factory import AgentFactory
+from bot.agent.factory import AgentFactory, app_agents
 from bot.agent.prompts import SYSTEM, page_prompt, refusal
 from bot.agent.tools import TOOLS, run_tool
 from bot.claims import resolve_evidence
 from bot.claims.sidecar import EvidenceRecord
 from bot.fix.answer import answer_schema
 from bot.fix.engine import Action
-from bot.settings import ModelSettings
+from bot.settings import ModelSettings, load_settings
 
 CART = f"{WIKI}/cart.md"
 LEGACY = f"{WIKI}/legacy.md"
@@ -797,3 +797,26 @@ def test_the_agent_factory_follows_the_settings() -> None:
     assert factory.agent("acme/other", MODEL).client is agent.client  # one client, its connections reused
     keyless = AgentFactory(ModelSettings(openai_base_url="http://127.0.0.1:9/v1")).agent("r", MODEL)
     assert keyless is not None and keyless.client.api_key == "not-needed"  # a local server may need no key
+
+
+async def test_the_apps_agents_are_of_the_models_the_operator_offers_only(
+    monkeypatch: pytest.MonkeyPatch, fake_github: Any
+) -> None:
+    """`web.py` and `worker.py` build the App's agents (`app_agents`) and hand them to its runtime: whatever model a
+    repository's config names, none the operator did not offer is ever made."""
+    monkeypatch.setenv("WIKIWARDEN_MODELS", "big-model")
+    settings = load_settings(
+        app_id=fake_github.app_id, private_key=fake_github.private_key_pem, webhook_secret=fake_github.webhook_secret,
+        openai_base_url="http://127.0.0.1:9/v1", model=MODEL,
+    )  # fmt: skip
+    agents = app_agents(settings)
+    assert agents.agent("acme/shop", "gpt-expensive") is None
+    offered = agents.agent("acme/shop", "big-model")
+    assert offered is not None and offered.model == "big-model"
+    default = agents.agent("acme/shop")
+    assert default is not None and default.model == MODEL
+    await agents.close()
+    monkeypatch.delenv("WIKIWARDEN_MODELS")
+    assert app_agents(load_settings(
+        app_id=fake_github.app_id, private_key=fake_github.private_key_pem, webhook_secret=fake_github.webhook_secret,
+    )).agent("acme/shop", MODEL) is None  # no model of the App's: a repository's `model:` turns none on

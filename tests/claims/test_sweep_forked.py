@@ -11,10 +11,10 @@ from apptools import grounded
 from conftest import ReadsSnapshot
 from sweeptools import CLAIMS, CODE, every_kind_of_result, sweeper_of
 
-from bot.claims.report import report_json_chunks
 from bot.claims.results import SweepReport
 from bot.claims.snapshot import MemorySnapshot
 from bot.claims.verdict_cache import VerdictCache
+from bot.report.check import report_json_chunks
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
 

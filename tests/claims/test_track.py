@@ -11,11 +11,11 @@ from fixtools import write_grounded
 
 from bot.claims import OpenWikiVerdict, Tracked, Verdict, resolve_evidence, track_evidence
 from bot.claims.options import SweepOptions
-from bot.claims.report import render_json
 from bot.claims.resources import parse_resource
 from bot.claims.text import FileText
 from bot.claims.track import ChangedFile, openwiki_verdict, reference_verdict, track
 from bot.claims.versions import file_version, lines_version
+from bot.report.check import render_json
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 

@@ -35,8 +35,8 @@ from fakeopenai import FakeOpenAI
 from fixrepo import CLAIMS, GOOD, POOL, POOL_PAGE, RETRY, RETRY_NOW, RETRY_PAGE, model_answer
 from ruamel.yaml import YAML
 
-from bot.claims.report import render
 from bot.okf.frontmatter import Page
+from bot.report.check import render
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.claims.report import render_text
+from bot.report.check import render_text
 from bot.source.git import GitError, GitRepository
 from bot.usecases.check import check_repository
 

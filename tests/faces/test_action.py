@@ -693,7 +693,7 @@ def test_a_failed_fix_is_said_in_words() -> None:
     from gidgethub import BadRequest, GitHubBroken
 
     from bot.action import fix_problem
-    from bot.github.publish import BranchRace
+    from bot.github.api.publish import BranchRace
 
     refused = BadRequest(HTTPStatus.FORBIDDEN, "Resource not accessible by integration")
     assert fix_problem(refused).startswith(

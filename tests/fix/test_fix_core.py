@@ -41,9 +41,9 @@ from bot.claims.verdicts import Verdict
 from bot.fix.answer import PageAnswer, answer_schema
 from bot.fix.check import Checked, check_answer, current_evidence
 from bot.fix.engine import Action, ClaimOutcome, FixResult, PageDecisions, Usage, last_update
-from bot.fix.summary import BODY_LIMIT, pull_request_body, render_text
 from bot.fix.view import CodeView
 from bot.fix.work import PageWork, plan_work
+from bot.report.fix import BODY_LIMIT, pull_request_body, render_text
 
 CART = f"{WIKI}/cart.md"
 LEGACY = f"{WIKI}/legacy.md"

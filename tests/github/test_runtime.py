@@ -15,6 +15,7 @@ from fakegithub import FakeGitHub
 from gidgethub import RateLimitExceeded
 from gidgethub.sansio import RateLimit, decipher_response
 
+from bot.agent.factory import app_agents
 from bot.github.runtime import AppRuntime
 from bot.jobs import Job, JobAbandoned, PermanentFailure
 from bot.jobs.requests import CheckRequest, FixRequest, GroundRequest, RepoRef
@@ -32,7 +33,8 @@ async def rt(fake_github: FakeGitHub) -> AsyncIterator[AppRuntime]:
     fake_github.add_installation(77, "acme")
     fake_github.create_repo("acme", "widgets", 77)
     async with aiohttp.ClientSession() as session:
-        runtime = AppRuntime(settings_for(fake_github, max_retries=1), session, runners={})
+        settings = settings_for(fake_github, max_retries=1)
+        runtime = AppRuntime(settings, session, runners={}, agents=app_agents(settings))
         yield runtime
         await runtime.close()
 

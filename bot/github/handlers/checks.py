@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ...jobs import Job
 from ...jobs.requests import CheckRequest, FixRequest, GroundRequest
-from ..checks import CHECK_NAME, FIX_ACTION, GROUND_ACTION
+from ..content.check_output import CHECK_NAME, FIX_ACTION, GROUND_ACTION
 from .fields import repo_ref
 from .payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
 from .routing import Routes

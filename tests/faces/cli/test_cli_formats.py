@@ -10,9 +10,9 @@ import pytest
 from citools import annotations, sarif_errors
 from conftest import GitRepo
 
-from bot.claims.report import FORMATS, render
 from bot.cli import build_parser
 from bot.demo import build_demo_repository
+from bot.report.check import FORMATS, render
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 

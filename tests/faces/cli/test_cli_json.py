@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo
 
-from bot.claims.report import report_json
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.text import FileText
 from bot.claims.versions import lines_version
 from bot.demo import build_demo_repository
+from bot.report.check import report_json
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
 
