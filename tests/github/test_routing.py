@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.github.handlers import routes
-from bot.github.handlers.payloads import AppEvent, InstallationEvent, PullRequestEvent, PushEvent
+from bot.github.payloads import AppEvent, InstallationEvent, PullRequestEvent, PushEvent
 from bot.github.handlers.routing import Routes
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import checks, installation, pull_request, push
 from .context import WebhookContext
-from .payloads import Envelope, PayloadError, parse_payload
+from ..payloads import Envelope, PayloadError, parse_payload
 from .routing import Route, Routes
 
 routes = Routes(push.routes, pull_request.routes, checks.routes, installation.routes)

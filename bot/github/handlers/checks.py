@@ -10,7 +10,7 @@ from ...jobs import Job
 from ...jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ..checks import CHECK_NAME, FIX_ACTION, GROUND_ACTION
 from .fields import repo_ref
-from .payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
+from ..payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
 from .routing import Routes
 
 if TYPE_CHECKING:

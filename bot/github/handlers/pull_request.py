@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ...jobs import Job
 from ...jobs.requests import CheckRequest
 from .fields import repo_ref
-from .payloads import PullRequestEvent
+from ..payloads import PullRequestEvent
 from .routing import Routes
 
 if TYPE_CHECKING:
