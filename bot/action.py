@@ -6,10 +6,11 @@ Everything the runner hands over is read here: the event payload (`GITHUB_EVENT_
 and the action's inputs (`INPUT_*`, mapped in `action.yml`). The decisions are pure functions (the event to the
 commits to compare, the outputs, the exit status); the check and the fix are the use cases every face runs.
 
-The payload and the repository are untrusted. Commit ids and branch names are checked before git or GitHub sees
-them; every workflow command is escaped (`bot.claims.ci`); the readable report is printed between
-`::stop-commands::` markers, so no line of a page can act as a command; outputs are written with a delimiter
-that is not in their value. The token is only handed to the GitHub client, never printed.
+The payload and the repository are untrusted. The payload is read into the App's payload models
+(`bot.github.payloads`), and branch names are checked again before git's command line sees them; every workflow
+command is escaped (`bot.claims.ci`); the readable report is printed between `::stop-commands::` markers, so no
+line of a page can act as a command; outputs are written with a delimiter that is not in their value. The token
+is only handed to the GitHub client, never printed.
 """
 
 from __future__ import annotations
@@ -23,11 +24,15 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+
+from pydantic import ValidationError
 
 from .claims.ci import workflow_command
 from .claims.pages import normalize_wiki_dir
 from .claims.verdicts import Verdict
+from .github.events import Change, Skipped, pull_request_change, pull_request_skipped, push_change
+from .github.payloads import WorkflowEvent, WorkflowPullRequest, WorkflowPullRequestNumber, WorkflowPush
 
 if TYPE_CHECKING:
     from .agent.factory import AgentFactory
@@ -38,7 +43,6 @@ if TYPE_CHECKING:
     from .source.github import GitHubSnapshot, GitHubSource
     from .usecases.config_file import RepoConfig
 
-ZERO_SHA = "0" * 40
 GITHUB_ACTIONS_LOGIN = "github-actions[bot]"  # who commits and opens pull requests with the workflow's GITHUB_TOKEN
 CONCLUSIONS = ("neutral", "failure", "action_required")  # RepoConfig.conclusion's values
 DEFAULT_CONCLUSION = "failure"  # a step passes or fails: a check that never fails the job is easily missed
@@ -49,6 +53,7 @@ EXIT_OK, EXIT_ATTENTION, EXIT_ERROR = 0, 1, 2
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository
 _FULL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+W = TypeVar("W", bound=WorkflowEvent)
 
 
 class ActionError(Exception):
@@ -125,8 +130,8 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
 
 @dataclass(frozen=True)
 class EventChange:
-    """What the workflow's event asks to check, as the App reads the same event (handlers/push.py,
-    pull_request.py): the commit, the change it is compared through, and where a fix would go."""
+    """What the workflow's event asks to check, by the rules the App reads the same event with
+    (`bot.github.events`): the commit, the change it is compared through, and where a fix would go."""
 
     event: str
     head: str | None  # None: nothing to check (`skipped` says why)
@@ -141,96 +146,88 @@ class EventChange:
     sender: str | None = None  # who caused the event
 
 
-def _sha(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not _SHA.fullmatch(value):
-        raise ActionError(f"the event payload's {where} is not a commit id")
-    return value
-
-
-def _name(value: Any, where: str) -> str:
-    """A branch or ref name from the payload: text git and GitHub accept, never an option or a control."""
-    if not isinstance(value, str) or not value or len(value) > 1024 or _CONTROL.search(value) or value[0] == "-":
+def _name(value: str, where: str) -> str:
+    """A branch or ref name git sees on its command line: never an option, nor a control character."""
+    if len(value) > 1024 or _CONTROL.search(value) or value[0] == "-":
         raise ActionError(f"the event payload's {where} is not a branch name")
     return value
 
 
-def _part(payload: Mapping[str, Any], *keys: str) -> Any:
-    value: Any = payload
-    for key in keys:
-        value = value.get(key) if isinstance(value, Mapping) else None
-    return value
+def _refused(exc: ValidationError) -> ActionError:
+    """The first field of the payload that does not fit, named in the Action's words."""
+    where = ".".join(str(part) for part in exc.errors(include_url=False)[0]["loc"])
+    field = where.rpartition(".")[2]
+    if where == "pull_request":
+        return ActionError("the event payload has no pull_request")
+    if field == "number":
+        return ActionError(f"the event payload's {where} is not a number")
+    if field in ("sha", "before", "after"):
+        return ActionError(f"the event payload's {where} is not a commit id")
+    if field in ("ref", "default_branch"):
+        return ActionError(f"the event payload's {where} is not a branch name")
+    return ActionError(f"the event payload's {where or 'body'} does not fit its event")
 
 
-def _sender(payload: Mapping[str, Any]) -> str | None:
-    login = _part(payload, "sender", "login")
-    return login if isinstance(login, str) else None
-
-
-def _repository_id(payload: Mapping[str, Any]) -> int | None:
-    found = _part(payload, "repository", "id")
-    return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else None
+def _parsed(model: type[W], payload: Mapping[str, Any]) -> W:
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise _refused(exc) from None
 
 
 def change_from_event(event: str, payload: Mapping[str, Any], sha: str | None = None) -> EventChange:
-    """The change to check for `event` (GITHUB_EVENT_NAME) and its payload; `sha` (GITHUB_SHA) is checked as a
-    whole for any other event (a schedule, a manual run)."""
+    """The change to check for `event` (GITHUB_EVENT_NAME) and its payload, by the App's rules
+    (`bot.github.events`); `sha` (GITHUB_SHA) is checked as a whole for any other event (a schedule, a manual
+    run)."""
     if event == "push":
-        return _push(payload)
+        return _push(_parsed(WorkflowPush, payload))
     if event == "pull_request":
         return _pull_request(payload)
-    head = _sha(sha, "GITHUB_SHA") if sha else None
-    if head is None:
+    surrounding = _parsed(WorkflowEvent, payload)
+    if sha and not _SHA.fullmatch(sha):
+        raise ActionError("the event payload's GITHUB_SHA is not a commit id")
+    if not sha:
         raise ActionError(f"a {event} event names no commit to check (GITHUB_SHA is not set)")
+    return EventChange(event, sha, head_label=sha[:12], merge_base=False, **_who(surrounding))
+
+
+def _who(event: WorkflowEvent) -> dict[str, Any]:
+    """The repository's id and the sender's login, where the payload names them."""
+    return {
+        "repository_id": event.repository.id if event.repository else None,
+        "sender": event.sender.login if event.sender else None,
+    }
+
+
+def _from(event: str, change: Change | Skipped, surrounding: WorkflowEvent) -> EventChange:
+    if isinstance(change, Skipped):
+        return EventChange(event, None, skipped=change.reason)
     return EventChange(
-        event, head, head_label=head[:12], merge_base=False, repository_id=_repository_id(payload),
-        sender=_sender(payload),
+        event, change.head, head_label=change.head_label, base=change.base, base_label=change.base_label,
+        merge_base=change.merge_base, target=change.target, pr_number=change.pr_number, **_who(surrounding),
     )  # fmt: skip
 
 
-def _push(payload: Mapping[str, Any]) -> EventChange:
-    ref = _name(payload.get("ref"), "ref")
-    before, after = _sha(payload.get("before"), "before"), _sha(payload.get("after"), "after")
-    if not ref.startswith("refs/heads/"):
-        return EventChange("push", None, skipped=f"a push to {ref}, not to a branch: nothing to check")
-    if payload.get("deleted") is True or after == ZERO_SHA:
-        return EventChange("push", None, skipped="the branch was deleted: nothing to check")
-    branch = ref.removeprefix("refs/heads/")
-    default = _part(payload, "repository", "default_branch")
-    default = _name(default, "repository.default_branch") if default is not None else None
-    if payload.get("created") is True or before == ZERO_SHA:
-        # A new branch: its own commits, from where it left the default branch; a new default branch: everything.
-        new_default = default is None or branch == default
-        base, merge_base, base_label = (None, True, None) if new_default else (default, True, default)
-    elif payload.get("forced") is True:
-        base, merge_base, base_label = before, False, f"before the force-push ({before[:12]})"
-    else:
-        base, merge_base, base_label = before, True, before[:12]
-    return EventChange(
-        "push", after, head_label=f"{branch} ({after[:12]})", base=base, base_label=base_label,
-        merge_base=merge_base, target=branch, repository_id=_repository_id(payload), sender=_sender(payload),
-    )  # fmt: skip
+def _push(push: WorkflowPush) -> EventChange:
+    _name(push.ref, "ref")
+    default = push.repository.default_branch if push.repository else None
+    change = push_change(push, default)
+    if not isinstance(change, Skipped) and default is not None:
+        _name(default, "repository.default_branch")
+    return _from("push", change, push)
 
 
 def _pull_request(payload: Mapping[str, Any]) -> EventChange:
-    pull = payload.get("pull_request")
-    if not isinstance(pull, Mapping):
-        raise ActionError("the event payload has no pull_request")
-    number = pull.get("number")
-    if not isinstance(number, int) or isinstance(number, bool) or number <= 0:
-        raise ActionError("the event payload's pull_request.number is not a number")
-    if payload.get("action") == "closed":
-        return EventChange("pull_request", None, pr_number=number, skipped=f"#{number} was closed: nothing to check")
-    head = _sha(_part(pull, "head", "sha"), "pull_request.head.sha")
-    base = _sha(_part(pull, "base", "sha"), "pull_request.base.sha")
-    head_ref = _name(_part(pull, "head", "ref"), "pull_request.head.ref")
-    base_ref = _name(_part(pull, "base", "ref"), "pull_request.base.ref")
-    own = _part(payload, "repository", "full_name")
-    fork = _part(pull, "head", "repo", "full_name") != own or own is None  # a deleted fork's head repo is null
-    return EventChange(
-        "pull_request", head, head_label=f"#{number} ({head[:12]})", base=base, base_label=base_ref,
-        merge_base=True, target=None if fork else head_ref, pr_number=number, repository_id=_repository_id(payload),
-        sender=_sender(payload),
-    )  # fmt: skip
+    numbered = _parsed(WorkflowPullRequestNumber, payload)  # the number first: even a closed one's skip says it
+    number = numbered.pull_request.number
+    skipped = pull_request_skipped(numbered.action, number)
+    if skipped is not None:
+        return EventChange("pull_request", None, pr_number=number, skipped=skipped.reason)
+    event = _parsed(WorkflowPullRequest, payload)
+    _name(event.pull_request.head.ref, "pull_request.head.ref")
+    _name(event.pull_request.base.ref, "pull_request.base.ref")
+    own = event.repository.full_name if event.repository else None
+    return _from("pull_request", pull_request_change(event.pull_request, own), event)
 
 
 # -- what the step reports -------------------------------------------------------------------------------------
