@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from .claims.ci import workflow_command
 from .claims.pages import normalize_wiki_dir
 from .claims.verdicts import Verdict
+from .extras import missing_extra
 from .github.events import Change, Skipped, pull_request_change, pull_request_skipped, push_change
 from .github.payloads import WorkflowEvent, WorkflowPullRequest, WorkflowPullRequestNumber, WorkflowPush
 
@@ -537,7 +538,7 @@ async def _fix(
         from .github.publish import BranchRace  # noqa: PLC0415
         from .jobs.requests import FixRequest, RepoRef  # noqa: PLC0415
     except ModuleNotFoundError as exc:
-        raise ActionError(_missing_extra(exc, "app", "fix: true")) from None
+        raise ActionError(missing_extra(exc, "app", "fix: true")) from None
 
     api = (env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
     graphql = env.get("GITHUB_GRAPHQL_URL") or f"{api}/graphql"
@@ -575,10 +576,6 @@ async def _fix(
     runner.append_summary(fix_summary(status.text, status.url))
     runner.set_outputs({"pull-request": status.url or ""})
     return True
-
-
-def _missing_extra(exc: ModuleNotFoundError, extra: str, what: str) -> str:
-    return f"{what} needs the {extra} extra ({exc.name} is not installed): pip install 'wikiwarden[{extra}]'"
 
 
 def fix_problem(exc: Exception) -> str:
@@ -661,7 +658,7 @@ def _agents(inputs: ActionInputs) -> AgentFactory | _NoModel:
     try:
         from .agent.factory import AgentFactory  # noqa: PLC0415 - the model's client: the agent extra
     except ModuleNotFoundError as exc:
-        raise ActionError(_missing_extra(exc, "agent", "a model")) from None
+        raise ActionError(missing_extra(exc, "agent", "a model")) from None
 
     key = SecretStr(inputs.openai_api_key) if inputs.openai_api_key else None
     return AgentFactory(ModelSettings(model=inputs.model, openai_base_url=inputs.openai_base_url, openai_api_key=key))
