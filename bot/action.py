@@ -442,46 +442,24 @@ def _checkout_problem(repo: GitRepository, exc: Exception) -> str:
 async def _check(
     repo: GitRepository, change: EventChange, inputs: ActionInputs, runner: Runner
 ) -> tuple[SweepReport, RepoConfig, str | None]:
-    """The use cases' check of the event's change in the checkout; the config it was checked with (the inputs
+    """The use case's check of the event's change in the checkout; the config it was checked with (the inputs
     over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
     from .claims.fanout import usable_processors  # noqa: PLC0415
-    from .claims.pages import require_wiki_folder  # noqa: PLC0415
     from .ground.baseline import BaselineError  # noqa: PLC0415
-    from .source.git import GitError, LocalSource  # noqa: PLC0415
-    from .usecases.check import check, local_memory  # noqa: PLC0415
-    from .usecases.config import Overrides, read_config  # noqa: PLC0415
+    from .usecases.check import check_commit, local_memory  # noqa: PLC0415
+    from .usecases.config import Overrides  # noqa: PLC0415
     from .usecases.config_file import ConfigError  # noqa: PLC0415
-    from .usecases.references import reference_rules  # noqa: PLC0415
 
     assert change.head is not None
-    source = LocalSource(repo)
-    head = await source.snapshot(change.head, label=change.head_label)
-    try:
-        settings = await read_config(source, head, Overrides(wiki_dir=inputs.wiki_dir))
-    except ConfigError as exc:
-        raise ActionError(str(exc)) from None
-    config = settings.repo_config()
-    configured = settings.file.conclusion if settings.file and "conclusion" in settings.file.model_fields_set else None
-    require_wiki_folder(head, config.wiki_dir)
-    base = None
-    if change.base is not None:
-        try:
-            base = _local_commit(repo, change.base)
-        except GitError:
-            if repo.is_shallow():
-                raise
-            runner.command(
-                "warning",
-                f"The base {change.base_label or change.base} is not in the checkout (a force-push's old commit, or a "
-                "branch actions/checkout did not fetch): every claim is checked instead.",
-                title="Wikiwarden",
-            )
-    found = await source.change(base, head, merge_base=change.merge_base, label=change.base_label) if base else None
-    options = settings.sweep_options()
-    try:
-        rules = await reference_rules(source, head, settings)
-    except BaselineError as exc:
-        raise ActionError(str(exc)) from None
+
+    def base_missing() -> None:
+        runner.command(
+            "warning",
+            f"The base {change.base_label or change.base} is not in the checkout (a force-push's old commit, or a "
+            "branch actions/checkout did not fetch): every claim is checked instead.",
+            title="Wikiwarden",
+        )
+
     # The sweep's memory, as `wikiwarden check` keeps it; action.yml restores it before this step and saves it
     # after. It only ever spares reading: a damaged one is replaced, saying so in the log.
     memory = (
@@ -489,22 +467,17 @@ async def _check(
         if inputs.cache
         else None
     )
-    # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
-    report = await check(source, head, found, options, memory=memory, processes=usable_processors(), rules=rules)
-    return report, config, configured
-
-
-def _local_commit(repo: GitRepository, base: str) -> str:
-    """The commit `base` names in the checkout: a commit id, or a branch (a new branch's base) as actions/checkout
-    fetches it, `origin/<branch>`."""
-    from .source.git import GitError  # noqa: PLC0415
-
-    if _SHA.fullmatch(base):
-        return repo.resolve(base)
     try:
-        return repo.resolve(f"refs/remotes/origin/{base}")
-    except GitError:
-        return repo.resolve(f"refs/heads/{base}")
+        # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
+        report, settings = await check_commit(
+            repo, change.head, change.base, head_label=change.head_label, base_label=change.base_label,
+            merge_base=change.merge_base, overrides=Overrides(wiki_dir=inputs.wiki_dir), memory=memory,
+            processes=usable_processors(), base_missing=base_missing,
+        )  # fmt: skip
+    except (ConfigError, BaselineError) as exc:
+        raise ActionError(str(exc)) from None
+    configured = settings.file.conclusion if settings.file and "conclusion" in settings.file.model_fields_set else None
+    return report, settings.repo_config(), configured
 
 
 def _report(report: SweepReport, runner: Runner, summary_bytes: int) -> None:
