@@ -390,7 +390,3 @@ def run() -> NoReturn:
     if "logging" in sys.modules:  # what the interpreter's exit would have done for a handler that buffers
         sys.modules["logging"].shutdown()
     os._exit(code)
-
-
-if __name__ == "__main__":
-    run()
