@@ -1,4 +1,4 @@
-"""Integration tests of the `wikiwarden` command line (bot/cli.py) on real throwaway repositories."""
+"""Integration tests of the `wikiwarden` command line (bot/cli/) on real throwaway repositories."""
 
 from __future__ import annotations
 
