@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from functools import partial
 
@@ -14,9 +15,9 @@ from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from ..ground.reading import reading_context
 from ..lifetime import outlive
 from ..source import Source
-from ..source.git import GitRepository, LocalSource
+from ..source.git import GitError, GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
-from .config import Overrides, read_config
+from .config import Config, Overrides, read_config
 from .loop import off_the_loop, run_inline
 from .references import (
     ReferenceRules,
@@ -26,6 +27,8 @@ from .references import (
     unread_pages,
     with_references,
 )
+
+_SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or a SHA-256 repository
 
 
 async def check(
@@ -141,6 +144,59 @@ def check_repository(
         recheck_all = options.recheck_all
     checked: str | Snapshot | None = repo.staged() if staged else head
     return run_inline(check_revisions(LocalSource(repo), checked, base, overrides, memory, processes, recheck_all))
+
+
+async def check_commit(
+    repo: GitRepository,
+    head: str,
+    base: str | None,
+    *,
+    head_label: str | None = None,
+    base_label: str | None = None,
+    merge_base: bool = True,
+    overrides: Overrides | None = None,
+    memory: SweepMemory | None = None,
+    processes: int = 1,
+    base_missing: Callable[[], None] = lambda: None,
+) -> tuple[SweepReport, Config]:
+    """The check an event asks of a checkout (the Action's): commit `head` through the change from `base` (a
+    commit, or a new branch's base branch as a checkout fetches it, `origin/<branch>`), from where head left it
+    (`merge_base`) or tree to tree, with the settings of `head`'s `.github/wikiwarden.yml` under `overrides`; the
+    report, and the settings it was checked with.
+
+    A base the checkout does not hold (a force-push's old commit, a branch not fetched) is said through
+    `base_missing`, and every claim is checked instead; in a shallow checkout it is a GitError, since the history
+    the check needs is what is missing. A wiki folder that is not there is a WikiFolderError; a config file or a
+    baseline that cannot be used, a ConfigError or BaselineError."""
+    source = LocalSource(repo)
+    head_snapshot = await source.snapshot(head, label=head_label)
+    config = await read_config(source, head_snapshot, overrides)
+    require_wiki_folder(head_snapshot, config.wiki_dir)
+    found = None
+    if base is not None:
+        try:
+            found = _local_commit(repo, base)
+        except GitError:
+            if repo.is_shallow():
+                raise
+            base_missing()
+    change = await source.change(found, head_snapshot, merge_base=merge_base, label=base_label) if found else None
+    rules = await reference_rules(source, head_snapshot, config)
+    report = await check(
+        source, head_snapshot, change, config.sweep_options(), memory=memory, processes=processes, rules=rules
+    )
+    return report, config
+
+
+def _local_commit(repo: GitRepository, base: str) -> str:
+    """The commit `base` names in a checkout: a commit id, or a branch as actions/checkout fetches it
+    (`origin/<branch>`), else a local branch."""
+    if _SHA.fullmatch(base):
+        return repo.resolve(base)
+    try:
+        return repo.resolve(f"refs/remotes/origin/{base}")
+    except GitError:
+        return repo.resolve(f"refs/heads/{base}")
 
 
 def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:

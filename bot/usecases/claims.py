@@ -6,49 +6,22 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..claims.edit import add_claim, replace_evidence, retract_claim
 from ..claims.evidence import recorded_text, resolve_evidence
 from ..claims.options import SweepOptions
 from ..claims.pages import normalize_wiki_dir, page_argument, require_wiki_folder
 from ..claims.resources import parse_resource
-from ..claims.sidecar import Claim, EvidenceRecord, Sidecar
+from ..claims.shown import ClaimEdit, ClaimListing, ShownClaim, ShownEvidence
+from ..claims.sidecar import EvidenceRecord, Sidecar
 from ..claims.snapshot import Kind
-from ..claims.sweep import Sweeper
+from ..claims.sweep import Sweeper, load_wiki
 from ..claims.text import FileText
 from ..claims.verdicts import Verdict
 from ..source.git import GitRepository
 from ..source.localwiki import LocalWiki
 
 _FOLLOWABLE = (Verdict.FRESH, Verdict.MOVED, Verdict.COSMETIC, Verdict.STALE)
-
-
-@dataclass(frozen=True)
-class ShownEvidence:
-    """One evidence record of a claim as `claim show` presents it: what it recorded, where and what it is now."""
-
-    resource: str  # as recorded
-    verdict: Verdict
-    resource_now: str | None  # where it stands now, when it can be found
-    now: str | None  # the text there now (None: gone, or cannot be read)
-    recorded: str | None  # the text its version was taken from, when a commit still holds it
-    recorded_in: str | None  # that commit (or "the working tree" when it still stands)
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class ShownClaim:
-    page: str
-    claim: Claim
-    evidence: tuple[ShownEvidence, ...]
-
-
-@dataclass(frozen=True)
-class ClaimEdit:
-    page: str
-    sidecar: str
-    claim: Claim | None  # None after a retraction
 
 
 class HandKeptClaims:
@@ -158,6 +131,10 @@ class HandKeptClaims:
                 return text, commit
         return None, None
 
-    def list(self, page_arg: str | None = None) -> list[tuple[str, Claim]]:
+    def list(self, page_arg: str | None = None) -> ClaimListing:
+        """The claims of the page `page_arg` names (every page's when None), and every sidecar that cannot be
+        read: a listing that leaves one out says why."""
         page = page_argument(page_arg, self.wiki_dir) if page_arg else None
-        return [(p, c) for p, c in self.wiki.all_claims() if page is None or p == page]
+        claims = [(p, c) for p, c in self.wiki.all_claims() if page is None or p == page]
+        unreadable = [(p.page, p.error) for p in load_wiki(self.wiki.snapshot, self.wiki_dir).pages if p.error]
+        return ClaimListing(claims, unreadable)

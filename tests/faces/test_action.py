@@ -1,4 +1,4 @@
-"""The GitHub Action's decisions (bot/action.py), one by one: the inputs, the event payload to the change checked
+"""The GitHub Action's decisions (bot/action/), one by one: the inputs, the event payload to the change checked
 (GitHub's own example payloads, tests/data/webhooks), the outputs and their file, the exit status, the job
 summary's size, the log's stop-commands; and action.yml's shape: a composite action whose scripts take their
 inputs from `env:` only, and whose outputs are the step's."""
@@ -22,25 +22,19 @@ from conftest import GitRepo
 from fixtools import build_shop
 from ruamel.yaml import YAML
 
-from bot.action import (
+from bot.action import run_action
+from bot.action.event import EventChange, change_from_event
+from bot.action.fix import why_no_fix
+from bot.action.inputs import (
     CONCLUSIONS,
     DEFAULT_CONCLUSION,
     GITHUB_ACTIONS_LOGIN,
     ActionError,
     ActionInputs,
-    EventChange,
-    Runner,
-    change_from_event,
     conclusion_for,
-    exit_status,
-    fix_summary,
-    format_outputs,
-    job_summary,
-    output_values,
     read_inputs,
-    run_action,
-    why_no_fix,
 )
+from bot.action.outputs import Runner, exit_status, fix_summary, format_outputs, job_summary, output_values
 from bot.claims.verdicts import Verdict
 from bot.source.git import GitRepository
 from bot.usecases.check import check_repository
@@ -692,7 +686,7 @@ def test_a_failed_fix_is_said_in_words() -> None:
     import aiohttp
     from gidgethub import BadRequest, GitHubBroken
 
-    from bot.action import fix_problem
+    from bot.action.fix import fix_problem
     from bot.github.api.publish import BranchRace
 
     refused = BadRequest(HTTPStatus.FORBIDDEN, "Resource not accessible by integration")

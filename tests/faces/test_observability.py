@@ -528,6 +528,7 @@ def test_the_web_process_holds_its_lines_and_the_worker_writes_them_at_once(monk
     from aiohttp import web
 
     from bot import cli
+    from bot.cli import app
 
     root = logging.getLogger()
     saved = (list(root.handlers), root.level)
@@ -538,8 +539,8 @@ def test_the_web_process_holds_its_lines_and_the_worker_writes_them_at_once(monk
     try:
         assert cli.main(["serve"]) == 0
         [handler] = served
-        assert isinstance(handler, Batched) and handler.seconds == cli.LOG_BATCH_SECONDS > 0
-        cli._app_settings()  # as `wikiwarden worker` sets logging up
+        assert isinstance(handler, Batched) and handler.seconds == app.LOG_BATCH_SECONDS > 0
+        app.app_settings()  # as `wikiwarden worker` sets logging up
         [handler] = root.handlers
         assert not isinstance(handler, Batched)
     finally:

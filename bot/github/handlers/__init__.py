@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..payloads import Envelope, PayloadError, parse_payload
 from . import checks, installation, pull_request, push
 from .context import WebhookContext
-from .payloads import Envelope, PayloadError, parse_payload
 from .routing import Route, Routes
 
 routes = Routes(push.routes, pull_request.routes, checks.routes, installation.routes)

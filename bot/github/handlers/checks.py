@@ -3,55 +3,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...jobs import Job
 from ...jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ..content.check_output import CHECK_NAME, FIX_ACTION, GROUND_ACTION
+from ..events import Change, suite_change
+from ..payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
 from .fields import repo_ref
-from .payloads import CheckRunEvent, CheckSuiteEvent, RepositoryEvent, RequestedActionEvent, SuiteChange
 from .routing import Routes
 
 if TYPE_CHECKING:
     from .context import WebhookContext
 
 routes = Routes()
-ZERO_SHA = "0" * 40
 
 
-@dataclass(frozen=True)
-class _Change:
-    base: str | None
-    base_label: str | None
-    pr_number: int | None
-    target: str | None  # the branch a fix goes to; None for a fork (whose branch GitHub hides)
-    key: str
-
-
-def _change(repo_id: int, suite: SuiteChange) -> _Change:
-    """What a check suite's commit changed: a same-repository pull request's change (from its base), else the
-    push's (from `before`)."""
-    same_repo = [p for p in suite.pull_requests if p.base.repo.id == repo_id]
-    if same_repo:
-        pull = same_repo[0]
-        return _Change(
-            base=pull.base.sha,
-            base_label=pull.base.ref,
-            pr_number=pull.number,
-            target=pull.head.ref,
-            key=f"pr:{pull.number}",
-        )
-    before = suite.before or ZERO_SHA
-    base = None if before == ZERO_SHA else before
-    branch = suite.head_branch
-    return _Change(
-        base=base, base_label=before[:12] if base else None, pr_number=None, target=branch, key=f"branch:{branch}"
-    )
+def _key(change: Change) -> str:
+    """The job's key: one check of a pull request, or of a branch, at a time."""
+    return f"pr:{change.pr_number}" if change.pr_number is not None else f"branch:{change.branch}"
 
 
 def _recheck(event: RepositoryEvent, suite: SuiteChange, head_sha: str, delivery: str) -> Job:
-    change = _change(event.repository.id, suite)
+    change = suite_change(event.repository.id, suite, head_sha)
     request = CheckRequest(
         repo=repo_ref(event),
         head_sha=head_sha,
@@ -60,7 +34,7 @@ def _recheck(event: RepositoryEvent, suite: SuiteChange, head_sha: str, delivery
         merge_base=True,
         new_run=True,  # GitHub asks for a new check run when one is re-requested
     )
-    return Job(f"{event.repository.id}:{change.key}", delivery, request)
+    return Job(f"{event.repository.id}:{_key(change)}", delivery, request)
 
 
 @routes.register("check_suite", "rerequested", model=CheckSuiteEvent)
@@ -83,7 +57,7 @@ async def on_requested_action(event: RequestedActionEvent, ctx: WebhookContext) 
         return
     # The button's run lists the pull requests itself; its suite's list may be older.
     suite = run.check_suite.model_copy(update={"pull_requests": run.pull_requests})
-    change = _change(event.repository.id, suite)
+    change = suite_change(event.repository.id, suite, run.head_sha)
     requested_by = event.sender.login if event.sender is not None else None
     if identifier == GROUND_ACTION["identifier"]:
         ground = GroundRequest(

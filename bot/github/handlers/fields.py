@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...jobs.requests import RepoRef
-from .payloads import RepositoryEvent
+from ..payloads import RepositoryEvent
 
 
 def repo_ref(payload: RepositoryEvent) -> RepoRef:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from .payloads import InstallationEvent
+from ..payloads import InstallationEvent
 from .routing import Routes
 
 if TYPE_CHECKING:

@@ -6,8 +6,9 @@ from typing import TYPE_CHECKING
 
 from ...jobs import Job
 from ...jobs.requests import CheckRequest
+from ..events import pull_request_change
+from ..payloads import PullRequestEvent
 from .fields import repo_ref
-from .payloads import PullRequestEvent
 from .routing import Routes
 
 if TYPE_CHECKING:
@@ -18,17 +19,17 @@ routes = Routes()
 
 @routes.register("pull_request", "opened", "synchronize", "reopened", model=PullRequestEvent)
 async def on_pull_request(event: PullRequestEvent, ctx: WebhookContext) -> None:
-    pull, repo = event.pull_request, event.repository
-    fork = pull.head.repo is None or pull.head.repo.full_name != repo.full_name
+    repo = event.repository
+    change = pull_request_change(event.pull_request, repo.full_name)
     request = CheckRequest(
         repo=repo_ref(event),
-        head_sha=pull.head.sha,
-        head_label=f"#{pull.number} ({pull.head.sha[:12]})",
-        base=pull.base.sha,
-        base_label=pull.base.ref,
-        merge_base=True,
-        pr_number=pull.number,
-        branch=pull.head.ref,
-        fork=fork,
+        head_sha=change.head,
+        head_label=change.head_label,
+        base=change.base,
+        base_label=change.base_label,
+        merge_base=change.merge_base,
+        pr_number=change.pr_number,
+        branch=change.branch,
+        fork=change.fork,
     )
-    await ctx.enqueue(Job(f"{repo.id}:pr:{pull.number}", ctx.delivery, request))
+    await ctx.enqueue(Job(f"{repo.id}:pr:{change.pr_number}", ctx.delivery, request))

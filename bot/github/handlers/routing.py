@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
-from .payloads import Envelope, P
+from ..payloads import Envelope, P
 
 if TYPE_CHECKING:
     from .context import WebhookContext

@@ -1,4 +1,4 @@
-"""Integration tests of the `wikiwarden` command line (bot/cli.py) on real throwaway repositories."""
+"""Integration tests of the `wikiwarden` command line (bot/cli/) on real throwaway repositories."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from clitools import Run, added_id
 from conftest import GitRepo
 
 import bot.cli as cli_module
+import bot.cli.check as check_module
 import bot.source.memory as local_memory_module
 import bot.usecases.check as usecases_check
 from bot.claims.sidecar import parse_sidecar
@@ -89,7 +90,7 @@ def test_check_runs_without_the_cyclic_collector_and_gives_it_back(grounded, cli
     monkeypatch.setattr(
         local_memory_module.GitDirMemory, "keep", watched("keep", local_memory_module.GitDirMemory.keep)
     )
-    monkeypatch.setattr(cli_module, "_write_bytes", watched("report", cli_module._write_bytes))
+    monkeypatch.setattr(check_module, "write_bytes", watched("report", check_module.write_bytes))
     run = cli("check", "--repo", repo.root, "--format", "json")
     assert run.code == 0, run.err
     assert enabled == {"check": False, "keep": False, "report": False} and gc.isenabled()

@@ -1,4 +1,4 @@
-"""`wikiwarden check --staged` (bot/cli.py, bot/usecases/check.py): what git's index holds, through the change from
+"""`wikiwarden check --staged` (bot/cli/check.py, bot/usecases/check.py): what git's index holds, through the change from
 HEAD, the way a pre-commit hook sees a commit about to be made; on real throwaway repositories."""
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.github.handlers import routes
-from bot.github.handlers.payloads import AppEvent, InstallationEvent, PullRequestEvent, PushEvent
 from bot.github.handlers.routing import Routes
+from bot.github.payloads import AppEvent, InstallationEvent, PullRequestEvent, PushEvent
 
 
 async def first(payload: object, ctx: object) -> None: ...

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.github.handlers import Envelope, parse_payload, routes
-from bot.github.handlers.payloads import CheckSuiteEvent, PullRequestEvent, PushEvent, RequestedActionEvent
+from bot.github.payloads import CheckSuiteEvent, PullRequestEvent, PushEvent, RequestedActionEvent
 
 HERE = Path(__file__).parents[2] / "data" / "webhooks"
 FILES = sorted(path.name for path in HERE.glob("*.json") if path.name != "index.json")
@@ -186,7 +186,7 @@ def test_installation_events(name: str) -> None:
         assert payload["repository_selection"] in {"all", "selected"}
 
 
-# -- the App's payload models (bot/github/handlers/payloads.py) read every example -----------------------------
+# -- the App's payload models (bot/github/payloads.py) read every example -----------------------------
 
 # What the App receives but does nothing with (a 202 "ignored" without reading further).
 UNROUTED = {

@@ -1,4 +1,5 @@
-"""The parts of GitHub's webhook payloads Wikiwarden reads, as typed models.
+"""The parts of GitHub's webhook payloads Wikiwarden reads, as typed models: the App's deliveries, and the same
+events as a workflow hands them to the Action.
 
 A delivery is parsed into its route's model before any handler runs, so a payload of the wrong shape (a field
 missing, a string where an object belongs, an id that is not a number) is refused at the door with the field
@@ -9,9 +10,10 @@ in API paths and job keys.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
 GitHubId = Annotated[int, Field(ge=1, le=2**63 - 1)]
 Sha = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]  # SHA-1, or a SHA-256 repository
@@ -67,13 +69,19 @@ class RepositoryEvent(AppEvent):
     repository: Repository
 
 
-class PushEvent(RepositoryEvent):
+class PushChange(_Part):
+    """What a push says of its change: the ref it moved, from which commit to which, and how."""
+
     ref: GitRef
     before: Sha
     after: Sha
     created: bool = False
     deleted: bool = False
     forced: bool = False
+
+
+class PushEvent(RepositoryEvent, PushChange):
+    pass
 
 
 class RepositoryName(_Part):
@@ -91,8 +99,11 @@ class PullRequestBase(_Part):
     sha: Sha
 
 
-class PullRequest(_Part):
+class PullRequestNumber(_Part):
     number: GitHubId
+
+
+class PullRequest(PullRequestNumber):
     head: PullRequestHead
     base: PullRequestBase
 
@@ -164,6 +175,55 @@ class RequestedActionEvent(CheckRunEvent):
 
 class InstallationEvent(AppEvent):
     action: str
+
+
+# -- a workflow's event, as the Action reads it --------------------------------------------------------------
+# A workflow's payload names no installation, and what surrounds the change (the repository, the sender, a manual
+# run's few fields) is read as far as it is there: a part missing or of another shape is None, never a refusal.
+# The change itself (a push's ref and commits, a pull request) is read with the App's models, as strictly.
+
+
+def _kept_if(fits: Callable[[Any], bool]) -> BeforeValidator:
+    return BeforeValidator(lambda value: value if fits(value) else None)
+
+
+_OptionalText = Annotated[str | None, _kept_if(lambda value: isinstance(value, str))]
+_OptionalId = Annotated[
+    int | None, _kept_if(lambda value: isinstance(value, int) and not isinstance(value, bool) and value > 0)
+]
+_is_object = _kept_if(lambda value: isinstance(value, Mapping))
+
+
+class WorkflowRepository(_Part):
+    id: _OptionalId = None
+    full_name: _OptionalText = None
+    default_branch: GitRef | None = None
+
+
+class WorkflowSender(_Part):
+    login: _OptionalText = None
+
+
+class WorkflowEvent(_Part):
+    """Any workflow event: the repository it runs for and who caused it, as far as the payload says."""
+
+    action: _OptionalText = None
+    repository: Annotated[WorkflowRepository | None, _is_object] = None
+    sender: Annotated[WorkflowSender | None, _is_object] = None
+
+
+class WorkflowPush(WorkflowEvent, PushChange):
+    pass
+
+
+class WorkflowPullRequestNumber(WorkflowEvent):
+    """A pull request event read only as far as its number: what a closed one's skip says."""
+
+    pull_request: PullRequestNumber
+
+
+class WorkflowPullRequest(WorkflowEvent):
+    pull_request: PullRequest
 
 
 P = TypeVar("P", bound=Envelope)
