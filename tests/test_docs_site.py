@@ -66,7 +66,9 @@ def test_a_renamed_flag_changes_its_page() -> None:
     page = DOCS / "reference" / "commands" / "check.md"
     text = page.read_text(encoding="utf-8")
     parts = generator.blocks()[page]
-    edited = text.replace("| `--staged` |", "| `--stagged` |", 1)
+    row = next(line for line in parts["wikiwarden check"].splitlines() if line.startswith("| `--"))
+    flag = row.split("`")[1]
+    edited = text.replace(row, row.replace(f"`{flag}`", f"`{flag}-renamed`", 1), 1)
     assert edited != text
     assert generator.rendered_text(edited, parts, page) == text
     prose = text.split("<!-- end generated: wikiwarden check -->", 1)[1]
