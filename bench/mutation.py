@@ -13,7 +13,7 @@ hand, with the reason, in bench/mutation_equivalent.json.
     python bench/mutation.py bot/claims/versions.py --dry-run  # the mutants, without running anything
 
 It never writes into the repository: `bot/`, `tests/`, `pyproject.toml` and the other files the tests read
-(`COPIED_FOLDERS`, `COPIED_FILES`: action.yml, README.md, ...) are copied, as they stand in the working tree, to a
+(`COPIED_FOLDERS`, `COPIED_FILES`: action.yml, docs/, ...) are copied, as they stand in the working tree, to a
 temporary folder, one mutant at a time is written there, and `python -m pytest -x -q -p
 no:cacheprovider <tests>` runs from that folder. A canary mutant that makes the module raise on import must be
 killed first: it proves the tests import the copy and not the repository through the editable install.
@@ -45,10 +45,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT_FILE = Path(__file__).resolve().with_name("mutation_equivalent.json")
-# What the tests read besides the code: the Action's tests read action.yml and the README's Action section, the
-# deployment's tests the deploy folder, app.yml and pyproject.toml's scripts, the docs tests the wiki.
-COPIED_FOLDERS = ("bot", "tests", "deploy", "openwiki")
-COPIED_FILES = ("pyproject.toml", "action.yml", "app.yml", "README.md", ".pre-commit-hooks.yaml")
+# What the tests read besides the code: the Action's tests read action.yml and the docs' Action page, the
+# deployment's tests the deploy folder, app.yml and pyproject.toml's scripts, the docs tests the site and its generator.
+COPIED_FOLDERS = ("bot", "tests", "deploy", "docs", "scripts")
+COPIED_FILES = ("pyproject.toml", "action.yml", "app.yml", "README.md", "mkdocs.yml", ".pre-commit-hooks.yaml")
 # Each mutant's last outcome, by key, outside the repository: what --incremental reuses.
 LAST_RUN_FILE = Path(tempfile.gettempdir()) / "wikiwarden-mutation-outcomes.json"
 

@@ -46,7 +46,7 @@ def work_context(**fields: Any) -> Iterator[None]:
 
 class _JsonLines(OrjsonFormatter):
     """python-json-logger's fields encoded by orjson (the standard library's encoder was a third of a delivery's
-    log line, about 15 µs); what orjson refuses, a lone surrogate (a file name that is not UTF-8) or an integer
+    log line); what orjson refuses, a lone surrogate (a file name that is not UTF-8) or an integer
     beyond 64 bits, by the standard library's encoder, as before: no line is lost."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -115,7 +115,7 @@ class Scrubbed(logging.Formatter):
 
 def _may_hold_token(text: str) -> bool:
     """Whether `text` holds what one of `TOKEN_SHAPES` begins with: most lines hold none, and these substring tests
-    cost a tenth of the shapes' regular expression (12 µs a line, a third of a delivery's log line)."""
+    cost a tenth of the shapes' regular expression (which was a third of a delivery's log line)."""
     if "gh" in text or "github_pat_" in text or "sk-" in text or "eyJ" in text or "-----BEGIN" in text:
         return True
     lowered = text.lower()
@@ -232,7 +232,7 @@ class _Line(NamedTuple):
 def info_later(logger: logging.Logger, message: str, **fields: Any) -> None:
     """`logger.info(message, extra=fields)`, except that where the process batches its lines (`Batched`, in
     `wikiwarden serve`) the record is made when the batch is written, not by the caller. For a hot path's lines:
-    the record and the work context around it were 11 µs of a delivery at the web process's door."""
+    the record and the work context around it were a large part of a delivery's cost at the web process's door."""
     for handler in logging.root.handlers:
         if isinstance(handler, Batched) and handler.hold(logger, message, fields):
             return
@@ -283,8 +283,8 @@ def configure_logging(
     writer.setFormatter(Scrubbed(inner, secrets))
     handler: logging.Handler = Batched(writer, batch_seconds) if batch_seconds > 0 else writer
     handler.addFilter(_WorkFields())
-    # No line shows the thread or the process, and each costs a lookup on every record (4 µs of a delivery's 24);
-    # nor where the call was made from, which walks the stack on every record (12 µs): the logging HOWTO's
+    # No line shows the thread or the process, and each costs a lookup on every record; nor where the call was
+    # made from, which walks the stack on every record (the costliest of the three): the logging HOWTO's
     # "Optimization" says to set `_srcfile` to None for that.
     logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     logging._srcfile = None

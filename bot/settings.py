@@ -27,10 +27,10 @@ class ModelSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
 
     openai_base_url: str | None = Field(None, description="OpenAI-compatible API, e.g. http://localhost:8000/v1")
-    openai_api_key: SecretStr | None = None
+    openai_api_key: SecretStr | None = Field(None, description="the model server's API key (a local server needs none)")
     model: str | None = Field(None, description="model name; without it the fix does only deterministic work")
-    model_timeout_seconds: float = Field(120, gt=0)
-    model_max_retries: int = Field(2, ge=0)
+    model_timeout_seconds: float = Field(120, gt=0, description="time one model call may take")
+    model_max_retries: int = Field(2, ge=0, description="retries of a model call after a 429 or a 5xx")
     tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix may spend")
     tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens one repository may spend a day")
 
@@ -48,8 +48,9 @@ class Settings(ModelSettings):
     github_graphql_url: str | None = Field(None, description="GitHub's GraphQL API (default: <api url>/graphql)")
 
     # The web process
-    host: str = "0.0.0.0"  # noqa: S104 - a server inside a container listens on every interface
-    port: int = Field(8080, gt=0, lt=65536)
+    # A server inside a container listens on every interface.
+    host: str = Field("0.0.0.0", description="where `wikiwarden serve` listens")  # noqa: S104
+    port: int = Field(8080, gt=0, lt=65536, description="`wikiwarden serve`'s port: POST /webhook, /healthz, /metrics")
     max_body_bytes: int = Field(26 * 1024 * 1024, gt=0, description="webhook body limit (GitHub sends up to 25 MB)")
     body_memory_bytes: int = Field(
         64 * 1024 * 1024,
@@ -78,7 +79,7 @@ class Settings(ModelSettings):
 
     # Logs
     log_format: Literal["json", "text"] = Field("json", description="json: one object per line, for log collectors")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="the least severe lines logged")
 
     # The models a repository may choose (`model:` in its config); WIKIWARDEN_MODEL, the default, always is one
     models: Annotated[tuple[str, ...], NoDecode] = Field(

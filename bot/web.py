@@ -229,8 +229,8 @@ def admit(delivery: Delivery) -> Admitted:
     object, 200 for a ping, 202 for what Wikiwarden ignores, 400 for a payload that does not fit its model.
 
     A delivery of an event whose routes all take one model (a push, a pull request) is first read into that model
-    straight from its body, in one pass that builds only what the model keeps (pydantic's own parser): 12 µs for a
-    push, against 21 µs for orjson's parse of all of GitHub's JSON (350 objects) and the two models read from it.
+    straight from its body, in one pass that builds only what the model keeps (pydantic's own parser): about half the
+    time of orjson's parse of all of GitHub's JSON (hundreds of objects) and the two models read from it.
     Where that fails, the delivery goes the careful way, which gives the refusal and its reason (the body is not
     JSON, no installation, the fields that do not fit), so a delivery gets the same answer either way. One
     difference is kept: pydantic's parser also reads NaN, Infinity and numbers beyond a float's range, which
@@ -276,7 +276,7 @@ async def _take(app: web.Application, delivery: Admitted) -> tuple[str, web.Resp
     runtime = app[RUNTIME]
     repo = getattr(payload, "repository", None)
     # The delivery's fields are given to its lines, not set as their work context: no line is logged on the way
-    # in but these, and the context (entered and left) cost a delivery 2.6 µs.
+    # in but these, and the context (entered and left) cost every delivery.
     fields = {"event": delivery.event, "delivery": delivery.id, "repo": repo.full_name if repo is not None else None}
     ctx = WebhookContext(delivery=delivery.id, submit=app[QUEUE].submit, forget_installation=runtime.tokens.forget)
     try:
@@ -357,10 +357,10 @@ async def collector_at_rest(every: float | None = None) -> AsyncIterator[None]:
     Such a process's heap is what its imports left (about 130,000 objects) plus a little per request, and
     refcounting frees all but a few objects a delivery (about 6 in cycles). Left to itself, the collector ran by
     allocation counts: with 200 deliveries in flight, each holding a hundred container objects, a burst set off
-    some 28 young collections and 2 or 3 of the middle generation, these walking every request in flight (4 ms
-    each on a slow machine), and, before the start-up heap was frozen (`gc.freeze`), now and then a full one
-    walking it all (about 50 ms), while every delivery of the burst waited. On the clock it makes one collection
-    of what a second left, not a burst's worth (by turns, the CPU a delivery 9% lower and the p99 8%). Not for a
+    some 28 young collections and 2 or 3 of the middle generation, these walking every request in flight, and,
+    before the start-up heap was frozen (`gc.freeze`), now and then a full one walking it all, while every delivery
+    of the burst waited. On the clock it makes one collection of what a second left, not a burst's worth (by turns,
+    the CPU a delivery and the p99 were lower). Not for a
     process whose own workers run checks: a check's many long-lived objects are the collector's real work, and
     freezing there was measured to triple the CPU a delivery."""
     enabled = gc.isenabled()
@@ -385,7 +385,7 @@ async def _collect_every(seconds: float) -> None:
 
 async def learn_who_the_app_is(runtime: AppRuntime) -> None:
     """Ask GitHub who the App is once at start-up, not on the first delivery: that first lookup (the signing key's
-    first use, then a request) took 70 ms, and every delivery of a first burst waited behind it. Best effort:
+    first use, then a request) is slow, and every delivery of a first burst waited behind it. Best effort:
     when GitHub cannot answer now, the first delivery asks again."""
     try:
         await runtime.bot_login()

@@ -1,6 +1,6 @@
 """Ordering as JavaScript's `localeCompare` (ICU root collation) sorts: OpenWiki orders pages this way.
 
-pyuca reads the whole Unicode collation table when its Collator is built (about 0.2 s), so it is built only for
+pyuca reads the whole Unicode collation table when its Collator is built, which is slow, so it is built only for
 text that needs it. Paths and ids are nearly always ASCII, and every ASCII character has exactly one collation
 element of its own in the table (no contraction joins two ASCII characters, none is a non-starter), so their keys
 are computed from `_ASCII`, that table's 128 rows: the same keys, element for element
@@ -148,7 +148,7 @@ _ASCII: tuple[tuple[int, int, int], ...] = (
 
 @cache
 def _collator() -> Any:
-    from pyuca import Collator  # type: ignore[import-untyped]  # noqa: PLC0415 - 0.2 s: only for non-ASCII text
+    from pyuca import Collator  # type: ignore[import-untyped]  # noqa: PLC0415 - slow: only for non-ASCII text
 
     return Collator()
 

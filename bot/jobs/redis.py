@@ -80,8 +80,8 @@ def redis_settings(url: str) -> RedisSettings:
 
 def _job_ids() -> Iterator[str]:
     """Job ids unique across processes and restarts: a random 128-bit prefix drawn once, then a count. A uuid4 for
-    each job read the kernel's random source every time, 3.5 µs alone and in a burst of 200 deliveries as much as
-    parsing the delivery's JSON (py-spy on the serving process)."""
+    each job read the kernel's random source every time, in a burst of deliveries costing as much as parsing the
+    delivery's JSON (py-spy on the serving process)."""
     prefix = uuid.uuid4().hex
     return (f"{prefix}{n:x}" for n in itertools.count())
 
@@ -151,7 +151,7 @@ class RedisQueue:
     async def _send(self) -> None:
         """Send the jobs waiting, one script call out at a time, until none waits: the jobs submitted while one is
         out go together in the next (group commit). A lone delivery goes at once; under a burst the batches grow
-        and their number shrinks, and each call costs the web process about 0.35 ms of its own (the connection
+        and their number shrinks, and each call has a fixed cost in the web process (the connection
         taken from the pool, checked and given back, the send, the wake-up on the answer), whatever it holds. Ends
         with no job waiting: a job submitted after the last check starts a new task."""
         try:

@@ -2,7 +2,7 @@
 
 The use cases are coroutines because the App's source (GitHub) waits on the network. A local repository never
 waits: its coroutines finish in one step, and the command line runs them without asyncio at all (importing it
-costs 40 ms of every check's start-up: a pre-commit hook runs at every commit).
+would cost every check's start-up: a pre-commit hook runs at every commit).
 """
 
 from __future__ import annotations

@@ -153,7 +153,7 @@ class ReadApart:
     """Pages read and parsed in a forked child while this process loads and sweeps the wiki.
 
     Until the sweep's records are shared out, one processor waits while the other loads the wiki, and parsing the
-    pages' Markdown starts by importing markdown-it-py (50 ms of a 10k-claim check's 450): a child does both then.
+    pages' Markdown starts by importing markdown-it-py (a tenth of a mid-sized check): a child does both then.
     Start it before the wiki is loaded (a small process to fork), with the pages' bytes already read when they
     come from git (a child never opens git's pipes). A page the child could not read or parse is left out, and a
     child that failed gives nothing: this process reads what is missing, as before, with the same errors."""

@@ -665,9 +665,8 @@ def test_the_fix_without_the_app_extra_says_what_to_install(repo: GitRepo, tmp_p
     )
 
 
-def test_the_readmes_workflow_is_ready_to_use(action: dict[str, Any]) -> None:
-    readme = (ACTION_YML.parent / "README.md").read_text()
-    section = readme.split("\n## The GitHub Action\n", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_workflow_is_ready_to_use(action: dict[str, Any]) -> None:
+    section = (ACTION_YML.parent / "docs" / "action.md").read_text()
     block = re.search(r"`\.github/workflows/wikiwarden\.yml`:\n\n```yaml\n(.*?)```", section, re.S)
     assert block is not None
     workflow = YAML(typ="safe").load(block[1])

@@ -482,7 +482,7 @@ def test_the_build_context_has_what_the_image_copies_and_nothing_else() -> None:
     patterns = [
         line.strip() for line in DOCKERIGNORE.read_text().splitlines() if line.strip() and not line.startswith("#")
     ]
-    for unwanted in (".venv", ".git", "tests", "bench", "bot/__pycache__", ".pytest_cache", ".ruff_cache"):
+    for unwanted in (".venv", ".git", "tests", "bench", "docs", "site", "bot/__pycache__", ".pytest_cache", ".ruff_cache"):
         assert dockerignored(unwanted, patterns), f"{DOCKERIGNORE.name} lets {unwanted} into the build context"
     sources = []
     for stage in dockerfile_stages():

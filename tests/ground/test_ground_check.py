@@ -181,7 +181,7 @@ def test_ids_are_openwikis_form_derived_from_page_and_statement_and_never_taken(
 
 
 def test_the_limits_are_the_documented_ones() -> None:
-    """The README states them; a change of any is a change of the contract."""
+    """The docs state them (docs/reference/commands/ground.md); a change of any is a change of the contract."""
     assert (MAX_CLAIMS, MAX_QUOTE, MAX_EVIDENCE, MAX_STATEMENT) == (40, 2000, 8, 2000)
 
 
