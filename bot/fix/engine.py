@@ -16,6 +16,7 @@ from ..claims.results import BrokenReference
 from ..claims.sidecar import Claim, Sidecar, page_version, parse_sidecar, render_sidecar
 from ..claims.track import reference_verdict
 from ..claims.verdicts import Verdict
+from ..okf.frontmatter import Page
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .check import Checked, Decision, reanchored
 from .mentions import ReferenceOutcome, plan_rewrites
@@ -208,6 +209,7 @@ async def fix_wiki(
     cap: int | None = None,
     checked_since: str | None = None,
     unreadable_pages: Sequence[tuple[str, str]] = (),
+    okf_wiki: bool = True,
 ) -> FixResult:
     """`checked_since`: the commit the check's change started at (None when it checked every claim);
     `unreadable_pages`: (page, why) for the pages whose sidecar the check could not use, reported as flagged."""
@@ -216,7 +218,7 @@ async def fix_wiki(
         decisions, text, flagged = await _decide(page, view, decider, wiki_dir, cap, result.usage)
         claims = _applied(page, decisions, flagged, result.outcomes)
         reconciled = bool(claims) and not flagged and await _still_holds(claims, view)
-        _write_page(page, text, claims, reconciled, actor, at, result.files)
+        _write_page(page, text, claims, reconciled, actor, at, result.files, okf_wiki)
     for page_path, problem in unreadable_pages:
         result.outcomes.append(ClaimOutcome(page_path, "", UNREADABLE_PAGE, Action.FLAGGED, problem))
     complete = not result.flagged
@@ -298,14 +300,23 @@ def _applied(
 
 
 def _write_page(
-    page: PageWork, text: str, claims: list[Claim], reconciled: bool, actor: str, at: str, files: dict[str, bytes]
+    page: PageWork,
+    text: str,
+    claims: list[Claim],
+    reconciled: bool,
+    actor: str,
+    at: str,
+    files: dict[str, bytes],
+    okf_wiki: bool = True,
 ) -> None:
     """The page (its OKF `sources`, `generated` and `verified` projected) and its sidecar, into `files` when they
-    change; a page whose text cannot be edited safely is left byte for byte, only its sidecar re-anchored."""
+    change; a page whose text cannot be edited safely is left byte for byte, only its sidecar re-anchored. Outside
+    an OKF wiki (`okf_wiki` false: a person's docs site), a page without front matter gets none."""
     if page.problem is None:
-        text = project_sources(text, [r.resource for c in claims for r in c.evidence])
-        text = stamp_generated(page.text, text, actor, at)
-        text = project_verified(text, (actor, at) if reconciled else None)
+        if okf_wiki or Page.parse(page.text).has_front_matter:
+            text = project_sources(text, [r.resource for c in claims for r in c.evidence])
+            text = stamp_generated(page.text, text, actor, at)
+            text = project_verified(text, (actor, at) if reconciled else None)
         content = text.encode("utf-8")
     else:
         text, content = page.text, page.data or page.text.encode()

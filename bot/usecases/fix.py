@@ -21,7 +21,9 @@ from ..claims.sweep import Sweeper
 from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head, rewrite_references
 from ..fix.view import CodeView, search_scope
 from ..fix.work import PageWork, page_errors, pages_with_work, plan_work
+from ..okf.index import INDEX
 from ..okf.project import ACTOR
+from ..okf.sync import recognise
 from ..source import Source
 from ..source.git import SHALLOW_HISTORY, GitError, GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
@@ -44,6 +46,9 @@ class FixInputs:
     change: Change | None
     checked_since: str | None = None
     read: Callable[[str], bytes] | None = None  # the head's files the preparation fetched (broken references' pages)
+    # OpenWiki's wiki (or one `okf sync --init` made OKF): pages without front matter get OKF's; a person's docs
+    # site keeps its pages' front matter as they wrote it (none stays none), as `okf sync` leaves it
+    okf_wiki: bool = True
 
     @property
     def has_work(self) -> bool:
@@ -67,7 +72,10 @@ async def prepare_fix(
     last_path = f"{options.wiki_dir}/{LAST_UPDATE}"
     pages = pages_with_work(report)
     named = sorted({ref.page for ref in report.broken_references if ref.attention})
-    await source.fetch(head, [path for page in pages for path in (page.page, page.sidecar)] + named + [last_path])
+    root_index = f"{options.wiki_dir}/{INDEX}"
+    await source.fetch(
+        head, [path for page in pages for path in (page.page, page.sidecar)] + named + [last_path, root_index]
+    )
     work = plan_work(report, head.read, cap, decide_all=options.recheck_all)
     scope = search_scope(source.files(head), change.paths if change else (), work)
 
@@ -78,7 +86,11 @@ async def prepare_fix(
     last = head.entry(last_path)
     previous = head.read(last_path) if last is not None and last.kind is Kind.FILE else None
     checked_since = None if change is None or options.recheck_all else (change.base.commit or change.base.label)
-    return FixInputs(report, work, view, previous, change, checked_since, head.read)
+    okf_wiki = recognise(
+        {path: head.read(path) for path in (last_path, root_index) if (e := head.entry(path)) and e.kind is Kind.FILE},
+        options.wiki_dir,
+    ).is_openwiki_wiki
+    return FixInputs(report, work, view, previous, change, checked_since, head.read, okf_wiki)
 
 
 async def run_fix(
@@ -89,7 +101,7 @@ async def run_fix(
     result = await fix_wiki(
         inputs.work, inputs.view, decider, wiki_dir=wiki_dir, actor=ACTOR, at=at, head=head_commit,
         previous_last_update=inputs.previous_last_update, cap=cap, checked_since=inputs.checked_since,
-        unreadable_pages=page_errors(inputs.report),
+        unreadable_pages=page_errors(inputs.report), okf_wiki=inputs.okf_wiki,
     )  # fmt: skip
     refs = inputs.report.broken_references
     if inputs.read is not None and any(ref.attention for ref in refs):

@@ -264,6 +264,37 @@ async def test_a_page_whose_evidence_only_moved_is_verified(make_repo) -> None:
     assert (meta["status"], meta["model"], meta["language"]) == ("complete", "none", "pt-BR")
 
 
+async def test_a_docs_site_page_keeps_its_front_matter_as_a_person_wrote_it(make_repo) -> None:
+    """Outside an OKF wiki (no `.last-update.json`, no generated index: a person's docs site), a page without front
+    matter gets none from the fix (as `okf sync` leaves it without --init); one with front matter gets its OKF
+    fields; an OpenWiki wiki's page gets them either way."""
+    repo = make_repo()
+    repo.write("src/a.py", "def f():\n    return 1\n")
+    plain, fronted = "# F\n\n`f` returns 1.\n", "---\ntitle: F\n---\n\n# F\n\n`f` returns 1.\n"
+    write_grounded(repo, {
+        "plain.md": (plain, [("claim_" + "a" * 32, "f returns 1.", ["repo://src/a.py#L1-L2"])]),
+        "fronted.md": (fronted, [("claim_" + "b" * 32, "f returns 1.", ["repo://src/a.py#L1-L2"])]),
+    })  # fmt: skip
+    repo.commit("v1", tag="v1")
+    repo.write("src/a.py", "import os\n\n\ndef f():\n    return 1\n")
+    repo.commit("v2")
+    for openwiki in (False, True):
+        if openwiki:
+            repo.write(f"{WIKI}/.last-update.json", json.dumps({"gitHead": "0" * 40, "model": "m"}))
+            repo.commit("OpenWiki's")
+        prepared = prepare(repo.root)
+        try:
+            result = await prepared.fix(None)
+        finally:
+            prepared.repo.close()
+        assert {o.action for o in result.outcomes} == {Action.REANCHORED}
+        assert f"{WIKI}/.claims/plain.json" in result.files and f"{WIKI}/.claims/fronted.json" in result.files
+        assert (f"{WIKI}/plain.md" in result.files) is openwiki
+        assert source("repo://src/a.py") in result.files[f"{WIKI}/fronted.md"].decode()
+        if openwiki:
+            assert source("repo://src/a.py") in result.files[f"{WIKI}/plain.md"].decode()
+
+
 async def test_nothing_to_fix_writes_nothing(make_repo) -> None:
     repo = make_repo()
     repo.write("src/a.py", "A = 1\n")
