@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from bot.claims.report import render_text
+from bot.report.check import render_text
 from bot.source.git import GitError, GitRepository
 from bot.usecases.check import check_repository
 from bot.usecases.config import Overrides

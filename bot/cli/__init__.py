@@ -301,7 +301,7 @@ _COMMANDS: dict[str, Callable[[_Commands], None]] = {
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with `only`, a command's name, that command's alone (its arguments, help and
-    errors as in the whole parser): every command's parser is 5 to 10 ms of every run (each parser asks gettext
+    errors as in the whole parser): building every command's parser costs every run (each parser asks gettext
     for its words), a few percent of a check."""
     parser = argparse.ArgumentParser(
         prog="wikiwarden", description="Keep a repository's OpenWiki code wiki honest as the code moves."
