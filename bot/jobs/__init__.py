@@ -127,7 +127,7 @@ class RetryPolicy:
     base_seconds: float = 5.0
 
     def delay(self, failed_tries: int) -> float:
-        return self.base_seconds * 2 ** (failed_tries - 1)
+        return self.base_seconds * 2.0 ** (failed_tries - 1)
 
     def attempt(self, number: int) -> Attempt:
         return Attempt(number, number >= self.max_tries)

@@ -20,7 +20,8 @@ def run_inline(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         coroutine.send(None)
     except StopIteration as done:
-        return done.value
+        value: T = done.value
+        return value
     coroutine.close()
     raise RuntimeError("the use case waited on something: run it in an event loop (asyncio.run)")
 
@@ -35,4 +36,5 @@ async def off_the_loop(work: Callable[[], T]) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return work()
-    return await asyncio.to_thread(work)
+    result: T = await asyncio.to_thread(work)
+    return result

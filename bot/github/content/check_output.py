@@ -21,12 +21,13 @@ from urllib.parse import unquote
 
 from gidgethub import HTTPException, RateLimitExceeded
 
+from ...claims.pages import CONFIG_PATH
 from ...claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from ...claims.verdicts import Verdict
 from ...report.check import render_markdown
 from ...report.inert import code, plain, prose
 from ...report.wording import clip, plural
-from ...usecases.config_file import CONFIG_PATH, ModelRefusal, RepoConfig
+from ...usecases.config_file import ModelRefusal, RepoConfig
 
 CHECK_NAME = "Wikiwarden"
 SUMMARY_LIMIT = 65_535

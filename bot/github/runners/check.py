@@ -8,12 +8,13 @@ import logging
 from typing import TYPE_CHECKING
 
 from ...claims.options import SweepOptions
+from ...claims.pages import CONFIG_PATH
 from ...ground.baseline import BaselineError
 from ...jobs import ONLY_TRY, Attempt, Job
 from ...jobs.requests import CheckRequest, FixRequest, GroundRequest
 from ...usecases.check import check
 from ...usecases.config import Config, read_repo_config
-from ...usecases.config_file import CONFIG_PATH, ConfigError
+from ...usecases.config_file import ConfigError
 from ...usecases.ground import settled_pages
 from ...usecases.references import reference_rules
 from ..api.check_runs import complete_check_run, find_check_run, start_check_run

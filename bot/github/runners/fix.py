@@ -16,6 +16,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...claims.options import SweepOptions
+from ...claims.pages import CONFIG_PATH
 from ...fix.engine import FixResult
 from ...ground.baseline import BaselineError
 from ...jobs import ONLY_TRY, Attempt, Job
@@ -24,7 +25,7 @@ from ...report.inert import prose
 from ...source.github import GitHubSnapshot, GitHubSource
 from ...source.memory import SweepMemory
 from ...usecases.config import Config
-from ...usecases.config_file import CONFIG_PATH, ConfigError, RepoConfig
+from ...usecases.config_file import ConfigError, RepoConfig
 from ...usecases.fix import prepare_fix, run_fix
 from ...usecases.references import reference_rules
 from ..api.client import GitHubClient

@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...claims.options import SweepOptions
+from ...claims.pages import CONFIG_PATH
 from ...jobs import ONLY_TRY, Attempt, Job
 from ...jobs.requests import GroundRequest
 from ...report.inert import code, prose
 from ...usecases.config import read_repo_config
-from ...usecases.config_file import CONFIG_PATH, ConfigError
+from ...usecases.config_file import ConfigError
 from ...usecases.ground import prepare_ground, run_ground
 from ..api.client import GitHubClient
 from ..api.publish import inspect_branch, propose, proposed_paths
