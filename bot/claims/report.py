@@ -11,6 +11,7 @@ from .inert import code, fence, prose
 from .jsonout import dumps_chunks
 from .phrasing import broken_note, diff_lines, evidence_note, summary_line
 from .results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
+from .snippet import claim_wording
 from .verdicts import Verdict
 from .wording import clip, one_line, plural, printable
 
@@ -104,7 +105,7 @@ def _text_page(page: PageResult, report: SweepReport, verbose: bool) -> list[str
             mark = "  [this change]"
         elif report.base and claim.verdict.needs_attention:
             mark = "  [before this change]"
-        statement = clip(claim.statement, _STATEMENT_WIDTH)
+        statement = clip(claim_wording(page.page, claim) or claim.statement, _STATEMENT_WIDTH)
         out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {one_line(claim.id)}  {statement}{mark}")
         if claim.error:
             out.append(f"      {one_line(claim.error)}")

@@ -1,0 +1,120 @@
+"""Code blocks copied from the source, through the command line on a small real repository: `ground` binds a
+block copied from a function (no model); the function changes and `check --base` fails naming the block;
+`fix --base` rewrites the block to the new code (no model); `check` passes; the function moved to another file is
+followed, the page left as it is."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import GitRepo
+
+from bot.claims.sidecar import parse_sidecar
+from bot.claims.snippet import parse_snippet
+from bot.okf.frontmatter import Page
+
+pytestmark = pytest.mark.usefixtures("isolated_cli")
+
+RETRY_PY = '''"""Retries."""
+
+import time
+
+
+def retry(call, attempts=3, delay=0.5):
+    """Call `call` until it succeeds, at most `attempts` times."""
+    for attempt in range(attempts):
+        try:
+            return call()
+        except OSError:
+            time.sleep(delay * (attempt + 1))
+    raise RuntimeError("gave up")
+'''
+RETRY_MD = """# Retrying
+
+Every call to the network goes through `retry`:
+
+```python
+def retry(call, attempts=3, delay=0.5):
+    \"\"\"Call `call` until it succeeds, at most `attempts` times.\"\"\"
+    for attempt in range(attempts):
+        ...
+    raise RuntimeError("gave up")
+```
+
+The delay grows with each attempt.
+"""
+
+
+@pytest.fixture
+def docs(repo: GitRepo) -> GitRepo:
+    repo.write("src/net/retry.py", RETRY_PY)
+    repo.write("openwiki/retry.md", RETRY_MD)
+    repo.commit("a page copying a function")
+    return repo
+
+
+def snippet_claims(repo: GitRepo) -> list:
+    sidecar = parse_sidecar(repo.read("openwiki/.claims/retry.json"), "retry.json")
+    return [c for c in sidecar.claims if parse_snippet(c.statement)]
+
+
+def block_line(repo: GitRepo) -> int:
+    """The page line of the block's first line of code."""
+    lines = repo.read("openwiki/retry.md").decode().split("\n")
+    return next(n for n, line in enumerate(lines, 1) if line.startswith("def retry("))
+
+
+def test_a_copied_block_is_bound_checked_rewritten_and_followed(docs: GitRepo, cli) -> None:
+    bound = cli("ground", "--repo", docs.root)
+    assert "bound 1 code block copied from the source on 1 page" in bound.out, bound.out
+    (claim,) = snippet_claims(docs)
+    line = block_line(docs)  # below the front matter grounding wrote (its OKF `sources`)
+    assert claim.statement == (
+        f"Snippet: the code block at line {line} of this page is a copy of src/net/retry.py lines 6-8, 13-13."
+    )
+    assert [r.resource for r in claim.evidence] == ["repo://src/net/retry.py#L6-L8", "repo://src/net/retry.py#L13-L13"]
+    assert "```python\ndef retry(call, attempts=3, delay=0.5):" in docs.read("openwiki/retry.md").decode()
+    docs.commit("bound")
+    assert cli("check", "--repo", docs.root).code == 0
+
+    # The function changes: its signature and its error.
+    changed = RETRY_PY.replace("attempts=3, delay=0.5", "attempts=5, delay=1.0").replace('"gave up"', '"gave up retrying"')
+    docs.write("src/net/retry.py", changed)
+    docs.commit("retry longer")
+    failing = cli("check", "--repo", docs.root, "--base", "HEAD~1")
+    assert failing.code == 1, failing.out
+    assert f"The code block at openwiki/retry.md:{line} no longer matches src/net/retry.py" in failing.out
+    assert "-def retry(call, attempts=3, delay=0.5):" in failing.out  # with the diff
+    assert "+def retry(call, attempts=5, delay=1.0):" in failing.out
+
+    fixed = cli("fix", "--repo", docs.root, "--base", "HEAD~1")
+    assert fixed.code == 0, fixed.out + fixed.err
+    body = Page.parse(docs.read("openwiki/retry.md").decode()).body
+    assert "```python\ndef retry(call, attempts=5, delay=1.0):\n" in body
+    assert '    for attempt in range(attempts):\n        ...\n    raise RuntimeError("gave up retrying")\n```' in body
+    assert "The delay grows with each attempt." in body  # the prose is left as it was
+    (claim,) = snippet_claims(docs)
+    assert [r.resource for r in claim.evidence] == ["repo://src/net/retry.py#L6-L8", "repo://src/net/retry.py#L13-L13"]
+    assert claim.statement.startswith(f"Snippet: the code block at line {block_line(docs)} of this page")
+    docs.commit("fixed")
+    passing = cli("check", "--repo", docs.root)
+    assert passing.code == 0, passing.out
+
+    # The function moves to another file: the claim follows it, the page's text left as it is (only its OKF
+    # `sources`, which name the files its claims cite, follow too).
+    page = Page.parse(docs.read("openwiki/retry.md").decode()).body
+    docs.remove("src/net/retry.py")
+    docs.write("src/net/policy/retrying.py", "# Moved here.\n\n" + changed)
+    docs.commit("move retry")
+    moved = cli("check", "--repo", docs.root, "--base", "HEAD~1")
+    assert moved.code == 0, moved.out
+    followed = cli("fix", "--repo", docs.root, "--base", "HEAD~1")
+    assert followed.code == 0, followed.out
+    assert Page.parse(docs.read("openwiki/retry.md").decode()).body == page
+    assert "resource: repo://src/net/policy/retrying.py" in docs.read("openwiki/retry.md").decode()
+    (claim,) = snippet_claims(docs)
+    assert [r.resource for r in claim.evidence] == [
+        "repo://src/net/policy/retrying.py#L8-L10",
+        "repo://src/net/policy/retrying.py#L15-L15",
+    ]
+    assert claim.statement.endswith("is a copy of src/net/policy/retrying.py lines 8-10, 15-15.")
+    assert cli("check", "--repo", docs.root).code == 0
