@@ -77,7 +77,9 @@ def test_a_copied_block_is_bound_checked_rewritten_and_followed(docs: GitRepo, c
     assert cli("check", "--repo", docs.root).code == 0
 
     # The function changes: its signature and its error.
-    changed = RETRY_PY.replace("attempts=3, delay=0.5", "attempts=5, delay=1.0").replace('"gave up"', '"gave up retrying"')
+    changed = RETRY_PY.replace("attempts=3, delay=0.5", "attempts=5, delay=1.0").replace(
+        '"gave up"', '"gave up retrying"'
+    )
     docs.write("src/net/retry.py", changed)
     docs.commit("retry longer")
     failing = cli("check", "--repo", docs.root, "--base", "HEAD~1")
