@@ -41,6 +41,7 @@ from bot.ground.formats import PAGE_SUFFIXES, code_blocks
 from bot.ground.snippets import Copy, SnippetIndex, copies
 from bot.usecases.snippets import snippet_sources
 
+ORDER = [Verdict.FRESH, Verdict.MOVED, Verdict.COSMETIC, Verdict.STALE, Verdict.UNRESOLVED, Verdict.ERROR]
 RELEASE = re.compile(r"v?\d+(?:\.\d+)+")  # 1.2.3, v1.2.3: no pre-releases
 
 
@@ -49,7 +50,9 @@ def git(path: Path, *args: str) -> bytes:
 
 
 def release_tags(path: Path) -> list[str]:
-    return [t for t in git(path, "tag", "--sort=v:refname").decode().split() if RELEASE.fullmatch(t)]
+    """Release tags oldest first, by version (`v0.1.16` before `0.141.1`, whatever git's sort makes of the `v`)."""
+    tags = [t for t in git(path, "tag").decode().split() if RELEASE.fullmatch(t)]
+    return sorted(tags, key=lambda t: tuple(int(n) for n in t.lstrip("v").split(".")))
 
 
 def tree_at(path: Path, rev: str) -> dict[str, bytes]:
@@ -147,8 +150,7 @@ def follow(path: Path, old: str, new: str, found: Found, history: History, show:
             tracked = track(parse_resource(resource), version, changed)
             verdicts.append(tracked.verdict)
             texts.append(tracked.new_text if tracked.verdict is Verdict.STALE else old_text.join(a - 1, b).decode())
-        worst = max(verdicts, key=lambda v: [Verdict.FRESH, Verdict.MOVED, Verdict.COSMETIC, Verdict.STALE,
-                                             Verdict.UNRESOLVED, Verdict.ERROR].index(v))  # fmt: skip
+        worst = max(verdicts, key=ORDER.index)
         history.followed[worst.value] = history.followed.get(worst.value, 0) + 1
         if worst is not Verdict.STALE:
             continue
@@ -183,7 +185,7 @@ def sample_line(page: str, copy: Copy, files: dict[str, bytes]) -> str:
 
 def wiki_timing() -> None:
     """Finding on bench/sweep.py's 1,000-page wiki: its pages as built, then with three blocks a page."""
-    from bench.sweep import build  # noqa: PLC0415
+    from bench.sweep import build
 
     tree = build(100_000, 10_000)
     for label, pages in (("as built", tree), ("3 blocks a page", with_blocks(tree))):
