@@ -124,7 +124,8 @@ def find_all(files: dict[str, bytes], docs: str) -> Found:
 class History:
     followed: dict[str, int] = field(default_factory=dict)
     left_behind: int = 0  # stale, and the page at the newer tag still shows the old block
-    updated_by_hand: int = 0  # stale, and the page's block changed too (a person kept it up)
+    updated_by_hand: int = 0  # stale, and the page at the newer tag shows the new code (a person kept it up)
+    diverged: int = 0  # stale, and the page's block changed too, but shows neither the old code nor the new
     shown: list[str] = field(default_factory=list)
 
 
@@ -155,13 +156,16 @@ def follow(path: Path, old: str, new: str, found: Found, history: History, show:
         if worst is not Verdict.STALE:
             continue
         page_now = new_files.get(page, b"").decode("utf-8", "replace")
+        new_block = render_block(copy.block.text, parts_of(copy.block.text), copy.shifts, [str(t) for t in texts])
         if copy.block.text not in page_now:
-            history.updated_by_hand += 1
+            if new_block in page_now:
+                history.updated_by_hand += 1  # a person rewrote the block as fix would have
+            else:
+                history.diverged += 1  # the page's block changed too, and does not show the new code either
             continue
         history.left_behind += 1
-        if shown < show and all(t is not None for t in texts):
+        if shown < show:
             shown += 1
-            new_block = render_block(copy.block.text, parts_of(copy.block.text), copy.shifts, [str(t) for t in texts])
             diff = difflib.unified_diff(
                 copy.block.text.split("\n"), new_block.split("\n"), f"{page}:{copy.block.line} ({old})",
                 f"as fix would write it ({now_path} at {new})", lineterm="", n=1,
@@ -224,6 +228,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--wiki", action="store_true")
+    parser.add_argument("--verbose", action="store_true", help="a line for every pair of releases, not only changes")
     args = parser.parse_args()
     everything: list[tuple[str, Copy, dict[str, bytes]]] = []
     totals = History()
@@ -243,24 +248,30 @@ def main() -> int:
         history = History()
         for old, new in itertools.pairwise(tags[-(args.pairs + 1) :]):
             old_found = find_all(tree_at(path, old), args.docs)
-            before = (history.left_behind, history.updated_by_hand)
+            before = (history.left_behind, history.updated_by_hand, history.diverged)
             follow(path, old, new, old_found, history, args.show)
-            print(
-                f"  {old}..{new}: {len(old_found.copies)} copies at {old}; left behind stale "
-                f"{history.left_behind - before[0]}, kept up by hand {history.updated_by_hand - before[1]}"
-            )
-        print(f"  followed: {dict(sorted(history.followed.items()))}")
+            after = (history.left_behind, history.updated_by_hand, history.diverged)
+            if after != before or args.verbose:
+                left, kept, apart = (a - b for a, b in zip(after, before, strict=True))
+                print(
+                    f"  {old}..{new}: {len(old_found.copies)} copies at {old}; stale and left behind {left}, "
+                    f"kept up by hand {kept}, changed apart {apart}"
+                )
+        print(
+            f"  {len(tags[-(args.pairs + 1) :]) - 1} pairs; copies followed: {dict(sorted(history.followed.items()))}"
+        )
         for shown in history.shown:
             print("\n".join("    " + line for line in shown.split("\n")))
         for key, value in history.followed.items():
             totals.followed[key] = totals.followed.get(key, 0) + value
         totals.left_behind += history.left_behind
         totals.updated_by_hand += history.updated_by_hand
+        totals.diverged += history.diverged
     if args.paths:
         print(
             f"all: {len(everything)} copies at the newest tags; across the pairs followed "
             f"{dict(sorted(totals.followed.items()))}; stale copies the docs left behind {totals.left_behind}, "
-            f"kept up by hand {totals.updated_by_hand}"
+            f"kept up by hand {totals.updated_by_hand}, changed apart {totals.diverged}"
         )
     if args.sample and everything:
         rng = random.Random(args.seed)
