@@ -120,3 +120,37 @@ def test_a_copied_block_is_bound_checked_rewritten_and_followed(docs: GitRepo, c
     ]
     assert claim.statement.endswith("is a copy of src/net/policy/retrying.py lines 8-10, 15-15.")
     assert cli("check", "--repo", docs.root).code == 0
+
+
+def test_a_block_whose_source_is_gone_is_listed_for_a_person(docs: GitRepo, cli) -> None:
+    assert "bound 1 code block" in cli("ground", "--repo", docs.root).out  # exit 1: its prose is left to ground
+    docs.commit("bound")
+    line = block_line(docs)
+    docs.write("src/net/retry.py", '"""Retries."""\n\nimport time\n')
+    docs.commit("retry goes")
+    failing = cli("check", "--repo", docs.root, "--base", "HEAD~1")
+    assert failing.code == 1
+    assert f"The code block at openwiki/retry.md:{line} copies lines gone from src/net/retry.py" in failing.out
+    page = Page.parse(docs.read("openwiki/retry.md").decode()).body
+    left = cli("fix", "--repo", docs.root, "--base", "HEAD~1")
+    assert left.code == 1
+    assert "no model is configured: a person must confirm, update or retract it" in left.out
+    # Nothing to rewrite it from: the block is left as it is (the front matter's `verified` goes: a claim is open).
+    assert Page.parse(docs.read("openwiki/retry.md").decode()).body == page
+
+
+def test_ground_binds_copies_on_pages_that_have_claims_already_and_not_twice(docs: GitRepo, cli) -> None:
+    assert "bound 1 code block" in cli("ground", "--repo", docs.root).out  # exit 1: its prose is left to ground
+    docs.commit("bound")
+    again = cli("ground", "--repo", docs.root)
+    assert "bound" not in again.out and docs.git("status", "--porcelain") == ""
+    docs.write(
+        "openwiki/retry.md",
+        docs.read("openwiki/retry.md").decode()
+        + "\nIt gives up with:\n\n```python\n        except OSError:\n            time.sleep(delay * (attempt + 1))\n"
+        + '    raise RuntimeError("gave up")\n```\n',
+    )
+    docs.commit("a second block")
+    third = cli("ground", "--repo", docs.root)
+    assert "bound 1 code block copied from the source on 1 page" in third.out, third.out
+    assert [parse_snippet(c.statement).ranges for c in snippet_claims(docs)] == [((6, 8), (13, 13)), ((11, 13),)]

@@ -85,7 +85,7 @@ def snippet_wording(page: str, statement: str, verdict: str, source: str | None)
     if verdict == "stale":
         return f"The code block at {where} no longer matches {source or snippet.path}"
     if verdict == "unresolved":
-        return f"The code block at {where} is a copy of lines of {snippet.path} that are gone"
+        return f"The code block at {where} copies lines gone from {snippet.path}"
     return None
 
 

@@ -80,7 +80,7 @@ def test_reports_say_which_block_no_longer_matches() -> None:
         "The code block at docs/x.md:40 no longer matches src/y.py"
     )
     assert snippet_wording("docs/x.md", STATEMENT, "unresolved", None) == (
-        "The code block at docs/x.md:40 is a copy of lines of src/my app/y.py that are gone"
+        "The code block at docs/x.md:40 copies lines gone from src/my app/y.py"
     )
     assert snippet_wording("docs/x.md", STATEMENT, "fresh", None) is None
     assert snippet_wording("docs/x.md", "Prose.", "stale", None) is None
