@@ -156,9 +156,10 @@ def follow(path: Path, old: str, new: str, found: Found, history: History, show:
         if worst is not Verdict.STALE:
             continue
         page_now = new_files.get(page, b"").decode("utf-8", "replace")
+        blocks_now = {block.text for block in code_blocks(page, page_now)}  # an rst page indents its blocks
         new_block = render_block(copy.block.text, parts_of(copy.block.text), copy.shifts, [str(t) for t in texts])
-        if copy.block.text not in page_now:
-            if new_block in page_now:
+        if copy.block.text not in blocks_now:
+            if new_block in blocks_now:
                 history.updated_by_hand += 1  # a person rewrote the block as fix would have
             else:
                 history.diverged += 1  # the page's block changed too, and does not show the new code either
