@@ -6,7 +6,10 @@ followed, the page left as it is."""
 from __future__ import annotations
 
 import pytest
+from clitools import use_fake
 from conftest import GitRepo
+from fakeopenai import FakeOpenAI
+from groundtools import answer, claim
 
 from bot.claims.sidecar import parse_sidecar
 from bot.claims.snippet import parse_snippet
@@ -154,3 +157,21 @@ def test_ground_binds_copies_on_pages_that_have_claims_already_and_not_twice(doc
     third = cli("ground", "--repo", docs.root)
     assert "bound 1 code block copied from the source on 1 page" in third.out, third.out
     assert [parse_snippet(c.statement).ranges for c in snippet_claims(docs)] == [((6, 8), (13, 13)), ((11, 13),)]
+
+
+async def test_with_a_model_the_copies_are_bound_beside_the_prose_claims_and_the_page_stays_to_ground_until_then(
+    docs: GitRepo, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert "bound 1 code block" in (await cli_in_thread("ground", "--repo", docs.root)).out  # no model yet
+    docs.commit("bound")
+    use_fake(monkeypatch, fake_openai)
+    prose = "The delay grows with each attempt."
+    fake_openai.reply_json(answer(claim(prose, prose, "repo://src/net/retry.py#L12")))
+    run = await cli_in_thread("ground", "--repo", docs.root)
+    assert run.code == 0, run.out + run.err
+    assert len(fake_openai.requests) == 1  # a page with copies alone is still a page to ground
+    prompt = fake_openai.requests[0]["messages"][1]["content"]
+    assert "Page: openwiki/retry.md" in prompt
+    statements = [c.statement for c in parse_sidecar(docs.read("openwiki/.claims/retry.json"), "r.json").claims]
+    assert statements[1:] == [prose] and parse_snippet(statements[0]) is not None
+    assert parse_snippet(statements[0]).line == block_line(docs)  # the front matter grew: the line followed
