@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import NamedTuple
 
 from ..claims.sidecar import EvidenceRecord, Sidecar
@@ -64,24 +64,41 @@ def distinctive(line: str) -> bool:
 
 
 class SnippetIndex:
-    """The repository's files as lines, and where each distinctive line stands."""
+    """The repository's files as lines, and where each distinctive line stands. `wanted`: the only lines worth
+    indexing (the distinctive lines of the blocks to be looked up, `block_lines`): a line no block holds anchors
+    nothing, so the index costs one pass over the files and a set look-up a line, whatever the repository's size."""
 
-    def __init__(self, files: Mapping[str, bytes]) -> None:
+    def __init__(self, files: Mapping[str, bytes], wanted: Collection[str] | None = None) -> None:
         self.data: dict[str, bytes] = {}
-        self.lines: dict[str, list[str]] = {}
+        self._lines: dict[str, list[str]] = {}
         self.postings: dict[str, list[tuple[str, int]]] = {}
         for path in sorted(files):
             data = files[path]
             if path.lower().endswith(PAGE_SUFFIXES) or len(data) > MAX_INDEXED_BYTES or b"\0" in data[:8000]:
                 continue
-            lines = [line.rstrip() for line in data.decode("utf-8", "replace").split("\n")]
             self.data[path] = data
-            self.lines[path] = lines
-            for n, line in enumerate(lines):
-                if distinctive(line):
-                    places = self.postings.setdefault(line.strip(), [])
+            if wanted is not None and not wanted:
+                continue
+            for n, line in enumerate(data.decode("utf-8", "replace").split("\n")):
+                key = line.strip()
+                if (key in wanted) if wanted is not None else distinctive(key):
+                    places = self.postings.setdefault(key, [])
                     if len(places) <= MAX_POSTINGS:
                         places.append((path, n))
+
+    @property
+    def sources(self) -> int:
+        """How many files a block may be a copy of."""
+        return len(self.data)
+
+    def lines(self, path: str) -> list[str] | None:
+        """A file's lines, right-stripped (split when first asked for: most files hold no copied line)."""
+        lines = self._lines.get(path)
+        if lines is None and path in self.data:
+            lines = self._lines[path] = [
+                line.rstrip() for line in self.data[path].decode("utf-8", "replace").split("\n")
+            ]
+        return lines
 
     def places(self, line: str) -> list[tuple[str, int]]:
         return self.postings.get(line.strip(), [])
@@ -99,7 +116,7 @@ class SnippetIndex:
         offset, places = anchor
         found: list[tuple[str, tuple[tuple[int, int], ...], tuple[Shift, ...]]] = []
         for path, n in places:
-            shift = part_shift(first.lines, self.lines[path], n - offset)
+            shift = part_shift(first.lines, self.lines(path) or [], n - offset)
             if shift is None:
                 continue
             chain = self._rest(path, parts[1:], n - offset + len(first.lines))
@@ -130,7 +147,7 @@ class SnippetIndex:
         self, path: str, parts: list[Part], after: int
     ) -> tuple[tuple[tuple[int, int], ...], tuple[Shift, ...]] | None:
         """The parts after an elision, each the first place past the last part's end in the same file."""
-        lines = self.lines[path]
+        lines = self.lines(path) or []
         ranges: list[tuple[int, int]] = []
         shifts: list[Shift] = []
         for part in parts:
@@ -154,7 +171,7 @@ class SnippetIndex:
     def marked(self, block: CodeBlock, path: str, start: int | None, end: int | None) -> Copy | None:
         """The block bound to the lines its marker names (the whole file when it names none); None when no such
         file or lines exist."""
-        lines = self.lines.get(path)
+        lines = self.lines(path)
         if lines is None or not lines:
             return None
         count = len(lines) - (1 if lines[-1] == "" else 0)
@@ -165,6 +182,11 @@ class SnippetIndex:
         shift = part_shift(parts[0].lines, lines, first - 1) if len(parts) == 1 else None
         matches = shift is not None and len(parts[0].lines) == last - first + 1
         return Copy(block, path, ((first, last),), (shift or Shift("", True),), matches)
+
+
+def block_lines(blocks: Iterable[CodeBlock]) -> set[str]:
+    """The distinctive lines (stripped) of blocks: what an index for looking them up needs to hold."""
+    return {key for block in blocks for line in block.text.split("\n") if distinctive(key := line.strip())}
 
 
 def copies(page: str, page_text: str, index: SnippetIndex) -> list[Copy]:
@@ -245,7 +267,7 @@ def bind(page: str, text: str, sidecar: Sidecar | None, index: SnippetIndex) -> 
     synced: list[tuple[Copy, str, int]] = []  # marked copies rewritten: the new block, how many lines it grew
     for copy in sorted((c for c in wanted if not c.matches), key=lambda c: -c.block.line):
         ((first, last),) = copy.ranges
-        new_block = "\n".join(index.lines[copy.path][first - 1 : last])
+        new_block = "\n".join((index.lines(copy.path) or [])[first - 1 : last])
         placed = place_block(text, copy.block.line, copy.block.text, new_block)
         if placed is not None:
             text = placed

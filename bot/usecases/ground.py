@@ -26,10 +26,10 @@ from ..fix.view import CodeView
 from ..fix.work import page_text
 from ..ground.build import PageGrounding, ground_page
 from ..ground.candidates import candidates
-from ..ground.formats import page_kind
+from ..ground.formats import code_blocks, page_kind
 from ..ground.quotes import QuotesError, parse_quotes, quotes_path
 from ..ground.references import references
-from ..ground.snippets import SnippetIndex
+from ..ground.snippets import SnippetIndex, block_lines
 from ..ground.symbols import SymbolIndex, language_of
 from ..ground.work import GroundWork
 from ..okf.project import ACTOR
@@ -117,7 +117,6 @@ async def prepare_ground(
     sources = snippet_sources(citable)
     await source.fetch(head, sources)
     index = SymbolIndex.of_files({p: head.read(p) for p in code})
-    snippets = SnippetIndex({p: head.read(p) for p in sources})
     paths = frozenset(files)  # frozensets: their folders are gathered once (`is_folder`)
     evidence_paths = frozenset(citable)  # candidates are evidence: never the wiki itself, nothing ignored
 
@@ -151,6 +150,10 @@ async def prepare_ground(
         work.append(item)
     others = [p for p in doc_pages(head, wiki_dir, options.max_file_bytes)[0] if page_kind(p) != "markdown"]
     bindable = await _bindable(source, head, [p for p in loaded if p not in chosen], loaded, wiki_dir)
+    blocks = [
+        block for item in [*work, *bindable] if item.problem is None for block in code_blocks(item.page, item.text)
+    ]
+    snippets = SnippetIndex({p: head.read(p) for p in sources}, block_lines(blocks))
     return GroundInputs(work, waiting, view, index, taken, holding, settled, others, snippets, bindable)
 
 
