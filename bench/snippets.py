@@ -36,7 +36,7 @@ from bot.claims.text import FileText
 from bot.claims.track import ChangedFile, track
 from bot.claims.verdicts import Verdict
 from bot.claims.versions import lines_version
-from bot.fix.snippets import parts_of, render_block
+from bot.fix.snippets import parts_of, render_block, rewritable
 from bot.ground.formats import PAGE_SUFFIXES, code_blocks
 from bot.ground.snippets import Copy, SnippetIndex, block_lines, copies
 from bot.usecases.snippets import snippet_sources
@@ -132,6 +132,7 @@ class History:
     left_behind: int = 0  # stale, and the page at the newer tag still shows the old block
     updated_by_hand: int = 0  # stale, and the page at the newer tag shows the new code (a person kept it up)
     diverged: int = 0  # stale, and the page's block changed too, but shows neither the old code nor the new
+    for_a_person: int = 0  # left behind, but its lines hold other text now: fix does not rewrite it
     shown: list[str] = field(default_factory=list)
 
 
@@ -148,6 +149,7 @@ def follow(path: Path, old: str, new: str, found: Found, history: History, show:
         new_data = new_files.get(now_path)
         verdicts = []
         texts = []
+        unlike = False  # some part's new text is not its old code changed: fix leaves the block for a person
         for a, b in copy.ranges:
             resource = snippet_resource(copy.path, a, b)
             version = lines_version(old_text, a - 1, b)
@@ -157,6 +159,8 @@ def follow(path: Path, old: str, new: str, found: Found, history: History, show:
             tracked = track(parse_resource(resource), version, changed)
             verdicts.append(tracked.verdict)
             texts.append(tracked.new_text if tracked.verdict is Verdict.STALE else old_text.join(a - 1, b).decode())
+            if tracked.verdict is Verdict.STALE and not rewritable(tracked.old_text or "", tracked.new_text or ""):
+                unlike = True
         worst = max(verdicts, key=ORDER.index)
         history.followed[worst.value] = history.followed.get(worst.value, 0) + 1
         if worst is not Verdict.STALE:
@@ -171,6 +175,12 @@ def follow(path: Path, old: str, new: str, found: Found, history: History, show:
                 history.diverged += 1  # the page's block changed too, and does not show the new code either
             continue
         history.left_behind += 1
+        if unlike:
+            history.for_a_person += 1
+            history.shown.append(
+                f"--- {page}:{copy.block.line} ({old}): left for a person, its lines hold other text now"
+            )
+            continue
         if shown < show:
             shown += 1
             diff = difflib.unified_diff(
@@ -275,11 +285,13 @@ def main() -> int:
         totals.left_behind += history.left_behind
         totals.updated_by_hand += history.updated_by_hand
         totals.diverged += history.diverged
+        totals.for_a_person += history.for_a_person
     if args.paths:
         print(
             f"all: {len(everything)} copies at the newest tags; across the pairs followed "
             f"{dict(sorted(totals.followed.items()))}; stale copies the docs left behind {totals.left_behind}, "
-            f"kept up by hand {totals.updated_by_hand}, changed apart {totals.diverged}"
+            f"kept up by hand {totals.updated_by_hand}, changed apart {totals.diverged}; of those left behind, "
+            f"{totals.for_a_person} not rewritten by fix (other text in the code's place)"
         )
     if args.sample and everything:
         rng = random.Random(args.seed)

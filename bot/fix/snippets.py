@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -31,6 +32,9 @@ ELISION = re.compile(
 )
 # An embedme marker: a first line naming the file (and lines) the block comes from, itself no part of the copy.
 FIRST_LINE_MARKER = re.compile(r"[ \t]*(?:#|//|--|;)[ \t]*([\w./-]+\.[\w]+)(?:#L([0-9]+)(?:-L?([0-9]+))?)?[ \t]*")
+# How much of the old text the new must keep (difflib's ratio, on characters) for a block to be rewritten from it:
+# below, something else took the code's place (a docstring's example became prose), and a person should look.
+MIN_LIKENESS = 0.5
 REWRITTEN = "the code block was rewritten from the lines of the source it copies, and re-anchored to them"
 
 
@@ -100,6 +104,11 @@ def part_shift(part: Sequence[str], lines: Sequence[str], start: int) -> Shift |
         elif shift.to_block(file_line) != block_line:
             return None
     return shift
+
+
+def rewritable(old: str, new: str) -> bool:
+    """Whether the new text is the old code changed, not something else in its place (`MIN_LIKENESS`)."""
+    return SequenceMatcher(None, old, new, autojunk=False).ratio() >= MIN_LIKENESS
 
 
 def _indent(line: str) -> str:
@@ -231,7 +240,10 @@ async def _plan(item: ClaimWork, blocks: Sequence[tuple[int, str]], used: set[in
         if path is not None and here != path:
             return None  # a block's parts come from one file
         path = here
-        old_texts.append(evidence.old_text if evidence.verdict is Verdict.STALE else text_now)
+        old_text = evidence.old_text if evidence.verdict is Verdict.STALE else text_now
+        if old_text is not None and not rewritable(old_text, text_now):
+            return None  # not the code changed but other text in its place: for the model or a person
+        old_texts.append(old_text)
     if path is None:
         return None
     found = _block_of(item, blocks, used, old_texts, new_texts)

@@ -16,7 +16,7 @@ from bot.claims.snippet import (
     snippet_wording,
 )
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
-from bot.fix.snippets import Shift, indent_shift, part_shift, parts_of, place_block, render_block
+from bot.fix.snippets import Shift, indent_shift, part_shift, parts_of, place_block, render_block, rewritable
 
 
 def test_a_block_rewritten_keeps_its_shift_and_its_elisions() -> None:
@@ -90,3 +90,10 @@ def test_reports_say_which_block_no_longer_matches() -> None:
     )  # fmt: skip
     claim = ClaimResult("claim_1", STATEMENT, Verdict.STALE, True, (evidence,))
     assert claim_wording("docs/x.md", claim) == "The code block at docs/x.md:40 no longer matches src/my app/y.py"
+
+
+def test_a_block_is_rewritten_from_its_code_changed_not_from_other_text_in_its_place() -> None:
+    old = "app.logger.debug('A value for debugging')\napp.logger.warning('A warning occurred (%d apples)', 42)\n"
+    assert rewritable(old, old.replace("42", "43").replace("'", '"'))
+    prose = "In debug mode, the logger's level will be set to DEBUG.\nIf there are no handlers, one is added.\n"
+    assert not rewritable(old, prose)
