@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(report.render_plan_text(inputs.work, inputs.waiting))
             if not inputs.work:
                 print("no Markdown page without claims: nothing to ground")
+            if inputs.bound is not None and inputs.bound.pages:
+                print(_bound_snippets(inputs.bound.bound, len(inputs.bound.pages), written, args.dry_run))
             if others:
                 print(others)
         return EXIT_ATTENTION if inputs.work or inputs.waiting else EXIT_OK
@@ -52,11 +54,21 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(report.render_result_text(result.pages, result.waiting, shown))
         if args.dry_run and written:
             print("dry run: would write " + ", ".join(written))
+        if result.snippets.pages:
+            print(_bound_snippets(result.snippets.bound, len(result.snippets.pages), [], True))
         if not result.pages:
             print("no Markdown page without claims: nothing to ground")
         if others:
             print(others)
     return EXIT_ATTENTION if result.needs_a_person else EXIT_OK
+
+
+def _bound_snippets(blocks: int, pages: int, written: list[str], dry_run: bool) -> str:
+    """What binding the copied code blocks did, said in one line (and what it wrote, when it wrote)."""
+    said = f"bound {plural(blocks, 'code block')} copied from the source on {plural(pages, 'page')} as snippet claims"
+    if written and not dry_run:
+        return said + "; wrote " + ", ".join(written)
+    return said + ("; dry run: would write " + ", ".join(written) if written else "")
 
 
 def _other_kinds(pages: list[str], wiki_dir: str) -> str | None:

@@ -7,24 +7,27 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
 from ..claims.errors import Problem
 from ..claims.results import BrokenReference
 from ..claims.sidecar import Claim, Sidecar, page_version, parse_sidecar, render_sidecar
+from ..claims.snippet import front_matter_moved, restated_for
 from ..claims.track import reference_verdict
 from ..claims.verdicts import Verdict
 from ..okf.frontmatter import Page
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .check import Checked, Decision, reanchored
 from .mentions import ReferenceOutcome, plan_rewrites
+from .snippets import rewrite_snippets
 from .view import CodeView
 from .work import PageWork
 
 LAST_UPDATE = ".last-update.json"
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # SHA-1, or SHA-256 repositories
+CodeBlocks = Callable[[str, str], Sequence[tuple[int, str]]]  # (page, text) → its code blocks (page line, text)
 UNREADABLE_PAGE = "none of its claims could be checked"  # the statement of a page-level outcome
 
 
@@ -210,12 +213,22 @@ async def fix_wiki(
     checked_since: str | None = None,
     unreadable_pages: Sequence[tuple[str, str]] = (),
     okf_wiki: bool = True,
+    code_blocks: CodeBlocks | None = None,
 ) -> FixResult:
     """`checked_since`: the commit the check's change started at (None when it checked every claim);
-    `unreadable_pages`: (page, why) for the pages whose sidecar the check could not use, reported as flagged."""
+    `unreadable_pages`: (page, why) for the pages whose sidecar the check could not use, reported as flagged;
+    `code_blocks`: a page's code blocks (page line, text), when stale snippet claims are rewritten from the source
+    without a model before anything else is decided."""
     result = FixResult(model=decider.model if decider else None)
     for page in work:
-        decisions, text, flagged = await _decide(page, view, decider, wiki_dir, cap, result.usage)
+        rewritten = await rewrite_snippets(page, code_blocks(page.page, page.text), view) if code_blocks else None
+        if rewritten is not None and rewritten.decisions:
+            rest = [item for item in page.to_decide if item.claim.id not in rewritten.decisions]
+            asked = replace(page, text=rewritten.text, to_decide=rest)
+            decisions, text, flagged = await _decide(asked, view, decider, wiki_dir, cap, result.usage)
+            decisions = {**rewritten.decisions, **decisions}
+        else:
+            decisions, text, flagged = await _decide(page, view, decider, wiki_dir, cap, result.usage)
         claims = _applied(page, decisions, flagged, result.outcomes)
         reconciled = bool(claims) and not flagged and await _still_holds(claims, view)
         _write_page(page, text, claims, reconciled, actor, at, result.files, okf_wiki)
@@ -284,8 +297,10 @@ def _applied(
                 claims.append(Claim(claim.id, decision.statement, decision.evidence))
             continue
         records = reanchored(page, claim.id) or claim.evidence
-        claims.append(Claim(claim.id, claim.statement, records))
         after = tuple(r.resource for r in records)
+        # A snippet's statement names the file and lines it copies: they follow the evidence.
+        statement = restated_for(claim.statement, after) if records != claim.evidence else claim.statement
+        claims.append(Claim(claim.id, statement, records))
         if claim.id in flagged:
             reason = flagged[claim.id]
             outcomes.append(
@@ -314,9 +329,11 @@ def _write_page(
     an OKF wiki (`okf_wiki` false: a person's docs site), a page without front matter gets none."""
     if page.problem is None:
         if okf_wiki or Page.parse(page.text).has_front_matter:
+            edited = text
             text = project_sources(text, [r.resource for c in claims for r in c.evidence])
             text = stamp_generated(page.text, text, actor, at)
             text = project_verified(text, (actor, at) if reconciled else None)
+            claims = front_matter_moved(claims, edited, text)  # a copied block's page line moves with the front matter
         content = text.encode("utf-8")
     else:
         text, content = page.text, page.data or page.text.encode()

@@ -7,6 +7,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..claims.sidecar import Claim, Sidecar, page_version, render_sidecar
+from ..claims.snippet import front_matter_moved
 from ..okf.frontmatter import FrontMatterError
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .answer import Unsupported
@@ -69,6 +70,8 @@ def ground_page(
             return result
         result.corrected = checked.text != text
         final = new_text
+        claims = front_matter_moved(claims, checked.text, new_text)  # a copied block's page line moves with it
+        result.added = [c for c in claims if c.id in {a.id for a in result.added}]
         content = new_text.encode("utf-8")
         # The sidecar's `verification` is OpenWiki's record of its own reconciliation, which OpenWiki 0.4 projects
         # into `verified` next to every other producer's event: Wikiwarden's record there would be projected again

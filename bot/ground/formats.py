@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
-from .markdown import placed, tokens
+from .markdown import block_tokens, placed
 from .references import MAX_SPAN, Mention, mentions, page_body
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def code_blocks(path: str, page_text: str) -> list[CodeBlock]:
     """The page's blocks of code (fenced, indented, literal, doctest, code directives), in page order."""
     kind = page_kind(path)
     if kind == "markdown":
-        return _markdown_blocks(page_text, tokens)
+        return _markdown_blocks(page_text, block_tokens)
     if kind == "mdx":
         return _markdown_blocks(_mdx_markdown(page_text), _mdx_tokens)
     if kind == "rst":

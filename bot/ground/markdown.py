@@ -61,6 +61,19 @@ def _parser() -> MarkdownIt:
 
 
 @lru_cache(maxsize=8)
+def block_tokens(body: str) -> tuple[Token, ...]:
+    """The block tokens of `body` alone (its code blocks, say): half the time of `tokens`, no inline parsing."""
+    return tuple(_blocks_only().parse(body))
+
+
+@cache
+def _blocks_only() -> MarkdownIt:
+    from markdown_it import MarkdownIt  # noqa: PLC0415 - imported only when pages are read
+
+    return MarkdownIt("commonmark").enable("table").disable("inline")
+
+
+@lru_cache(maxsize=8)
 def tokens(body: str) -> tuple[Token, ...]:
     """The block and inline tokens of `body` (shared: callers read them, never change them)."""
     return tuple(_parser().parse(body))

@@ -18,6 +18,7 @@ from typing import Literal, NamedTuple
 from ..claims.errors import EvidenceResourceError
 from ..claims.resources import parse_resource
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
+from ..claims.snippet import snippet_wording
 from ..claims.verdicts import Verdict
 from .phrasing import REANCHOR_HINT, broken_note, diff_lines
 from .wording import one_line
@@ -108,10 +109,19 @@ def _evidence_finding(
     place = _evidence_place(evidence)
     statement = text(one_line(claim.statement)[:_STATEMENT_WIDTH])
     about = f"Claim {text(claim.id)} on {text(page.page)} cites {text(evidence.resource)}"
-    if evidence.verdict is Verdict.STALE:
+    copied = snippet_wording(page.page, claim.statement, evidence.verdict.value, _path_of(evidence.resource_now))
+    if evidence.verdict is Verdict.STALE and copied is not None:
+        rule = STALE
+        what = f"{text(copied)}: the code it copies changed"
+        advice = "`wikiwarden fix` rewrites the block from the code, without a model."
+    elif evidence.verdict is Verdict.STALE:
         rule = STALE
         what = "This code is its evidence, and it changed" if place else "Its evidence changed"
         advice = "Re-verify the claim, then correct or retract it."
+    elif evidence.verdict is Verdict.UNRESOLVED and copied is not None:
+        rule = UNRESOLVED
+        what = f"{text(copied)}: a person must find what it shows now, or remove it"
+        advice = "Retarget the claim's evidence or retract the claim."
     elif evidence.verdict is Verdict.UNRESOLVED:
         rule = UNRESOLVED
         what = "Its text stood here, and this change deleted it" if place else "Its text or its file is gone"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
+from ..claims.snippet import claim_wording
 from ..claims.verdicts import Verdict
 from .attention import attention_only as needing_attention
 from .inert import code, fence, prose
@@ -104,7 +105,7 @@ def _text_page(page: PageResult, report: SweepReport, verbose: bool) -> list[str
             mark = "  [this change]"
         elif report.base and claim.verdict.needs_attention:
             mark = "  [before this change]"
-        statement = clip(claim.statement, _STATEMENT_WIDTH)
+        statement = clip(claim_wording(page.page, claim) or claim.statement, _STATEMENT_WIDTH)
         out.append(f"  {_ICONS[claim.verdict]} {claim.verdict.value:<11} {one_line(claim.id)}  {statement}{mark}")
         if claim.error:
             out.append(f"      {one_line(claim.error)}")

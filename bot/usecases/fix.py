@@ -21,6 +21,7 @@ from ..claims.sweep import Sweeper
 from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head, rewrite_references
 from ..fix.view import CodeView, search_scope
 from ..fix.work import PageWork, page_errors, pages_with_work, plan_work
+from ..ground.formats import code_blocks
 from ..okf.index import INDEX
 from ..okf.project import ACTOR
 from ..okf.sync import recognise
@@ -101,13 +102,19 @@ async def run_fix(
     result = await fix_wiki(
         inputs.work, inputs.view, decider, wiki_dir=wiki_dir, actor=ACTOR, at=at, head=head_commit,
         previous_last_update=inputs.previous_last_update, cap=cap, checked_since=inputs.checked_since,
-        unreadable_pages=page_errors(inputs.report), okf_wiki=inputs.okf_wiki,
+        unreadable_pages=page_errors(inputs.report), okf_wiki=inputs.okf_wiki, code_blocks=page_code_blocks,
     )  # fmt: skip
     refs = inputs.report.broken_references
     if inputs.read is not None and any(ref.attention for ref in refs):
         sidecars = {page.page: page.sidecar for page in inputs.report.pages if page.error is None}
         rewrite_references(result, refs, inputs.read, sidecars, actor=ACTOR, at=at)
     return result
+
+
+def page_code_blocks(page: str, text: str) -> list[tuple[int, str]]:
+    """A page's code blocks (page line of the first line of code, text): what a stale snippet claim's block is
+    found among."""
+    return [(block.line, block.text) for block in code_blocks(page, text)]
 
 
 def now_iso() -> str:

@@ -10,7 +10,7 @@ in OpenWiki's page order, so a later run continues where the last stopped.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,15 +19,17 @@ from ..claims.options import SweepOptions
 from ..claims.pages import page_argument, sidecar_for
 from ..claims.sidecar import page_version
 from ..claims.snapshot import Kind, Snapshot
-from ..claims.sweep import Sweeper
+from ..claims.snippet import is_snippet
+from ..claims.sweep import LoadedPage, Sweeper
 from ..fix.engine import Usage
 from ..fix.view import CodeView
 from ..fix.work import page_text
 from ..ground.build import PageGrounding, ground_page
 from ..ground.candidates import candidates
-from ..ground.formats import page_kind
+from ..ground.formats import code_blocks, page_kind
 from ..ground.quotes import QuotesError, parse_quotes, quotes_path
 from ..ground.references import references
+from ..ground.snippets import SnippetIndex, block_lines
 from ..ground.symbols import SymbolIndex, language_of
 from ..ground.work import GroundWork
 from ..okf.project import ACTOR
@@ -37,6 +39,7 @@ from ..source.localwiki import LocalWiki
 from .check import check
 from .fix import now_iso
 from .references import doc_pages
+from .snippets import SnippetBinding, bind_snippets, snippet_sources
 
 
 class Grounder(Protocol):
@@ -55,6 +58,9 @@ class GroundInputs:
     holding: dict[str, bool]  # page → every claim it already has holds at the head
     settled: list[str] = field(default_factory=list)  # pages without claims grounding already read as they are
     other_kinds: list[str] = field(default_factory=list)  # pages claims cannot be kept on (reStructuredText, MDX)
+    snippets: SnippetIndex = field(default_factory=lambda: SnippetIndex({}))  # what a code block may copy
+    bindable: list[GroundWork] = field(default_factory=list)  # the wiki's other pages, read for their copies
+    bound: SnippetBinding | None = None  # the copies bound without a model (a run without one)
 
 
 @dataclass
@@ -64,6 +70,7 @@ class GroundResult:
     usage: Usage = field(default_factory=Usage)
     model: str | None = None
     waiting: list[str] = field(default_factory=list)
+    snippets: SnippetBinding = field(default_factory=SnippetBinding)  # the copied code blocks bound
 
     @property
     def needs_a_person(self) -> bool:
@@ -91,8 +98,14 @@ async def prepare_ground(
         chosen = [page_argument(p, wiki_dir) for p in pages]
         waiting: list[str] = []
     else:
-        settled = await settled_pages(source, head, wiki.ungrounded, wiki_dir)
-        left = [p for p in wiki.ungrounded if p not in settled]
+        # A page whose only claims are its copied code blocks is still to be grounded: its prose has none.
+        copies_only = [
+            page.page for page in wiki.pages
+            if page.sidecar and page.sidecar.claims and all(is_snippet(c.statement) for c in page.sidecar.claims)
+        ]  # fmt: skip
+        ungrounded = sorted({*wiki.ungrounded, *copies_only}, key=collation_key)
+        settled = await settled_pages(source, head, ungrounded, wiki_dir)
+        left = [p for p in ungrounded if p not in settled]
         chosen, waiting = left[:max_pages], left[max_pages:]
     loaded = {p.page: p for p in wiki.pages}
     quote_paths = [quotes_path(p, wiki_dir) for p in chosen]
@@ -101,7 +114,8 @@ async def prepare_ground(
     rules = CodeView(sweeper, [])  # what evidence may cite: not the wiki, not ignored, not a symlink
     citable = [p for p in files if rules.problem(p) is None and sweeper.readable(head, p)]
     code = [p for p in citable if language_of(p) is not None]
-    await source.fetch(head, code)
+    sources = snippet_sources(citable)
+    await source.fetch(head, sources)
     index = SymbolIndex.of_files({p: head.read(p) for p in code})
     paths = frozenset(files)  # frozensets: their folders are gathered once (`is_folder`)
     evidence_paths = frozenset(citable)  # candidates are evidence: never the wiki itself, nothing ignored
@@ -135,7 +149,37 @@ async def prepare_ground(
         item.candidates = candidates(item.references, item.text, evidence_paths, index)
         work.append(item)
     others = [p for p in doc_pages(head, wiki_dir, options.max_file_bytes)[0] if page_kind(p) != "markdown"]
-    return GroundInputs(work, waiting, view, index, taken, holding, settled, others)
+    bindable = await _bindable(source, head, [p for p in loaded if p not in chosen], loaded, wiki_dir)
+    blocks = [
+        block for item in [*work, *bindable] if item.problem is None for block in code_blocks(item.page, item.text)
+    ]
+    snippets = SnippetIndex({p: head.read(p) for p in sources}, block_lines(blocks))
+    return GroundInputs(work, waiting, view, index, taken, holding, settled, others, snippets, bindable)
+
+
+async def _bindable(
+    source: Source, head: Snapshot, pages: Sequence[str], loaded: Mapping[str, LoadedPage], wiki_dir: str
+) -> list[GroundWork]:
+    """The wiki's pages with claims, not grounded this run, read for the code blocks they copy: a block is bound
+    on every page, whether or not a model grounds its prose."""
+    wanted = [p for p in pages if loaded[p].error is None and head.entry(p) is not None]
+    quote_paths = {p: quotes_path(p, wiki_dir) for p in wanted}
+    await source.fetch(head, [*wanted, *quote_paths.values()])
+    works = []
+    for page in sorted(wanted, key=collation_key):
+        entry = head.entry(page)
+        if entry is None or entry.kind is not Kind.FILE:
+            continue
+        item = GroundWork(page, sidecar_for(page, wiki_dir), "", sidecar=loaded[page].sidecar)
+        item.text, item.problem = page_text(head.read(page))
+        quotes = quote_paths[page]
+        if head.entry(quotes) is not None:
+            try:
+                item.quotes = parse_quotes(head.read(quotes), quotes)
+            except QuotesError as exc:
+                item.problem = str(exc)
+        works.append(item)
+    return works
 
 
 async def settled_pages(source: Source, head: Snapshot, ungrounded: Sequence[str], wiki_dir: str) -> list[str]:
@@ -160,6 +204,10 @@ async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_di
     happened to every page."""
     result = GroundResult(model=grounder.model if grounder else None, waiting=list(inputs.waiting))
     taken = set(inputs.taken)
+    result.snippets = bind_snippets(
+        [*inputs.work, *inputs.bindable], inputs.snippets, taken, inputs.holding, wiki_dir=wiki_dir, at=at
+    )
+    result.files.update(result.snippets.files)
     for work in inputs.work:
         if work.problem is not None:
             result.pages.append(PageGrounding(work.page, problem=f"{work.problem}: a person must fix the page first"))
@@ -182,6 +230,12 @@ async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_di
         taken.update(c.id for c in grounded.added)
         result.pages.append(grounded)
         result.files.update(grounded.files)
+    by_page = {page.page: page for page in result.pages}
+    for bound in result.snippets.pages:  # the copies bound on a page are said with what the model grounded there
+        if bound.page in by_page:
+            by_page[bound.page].added[:0] = bound.added
+        elif grounder is not None:
+            result.pages.append(bound)
     return result
 
 
@@ -198,12 +252,21 @@ async def ground_working_tree(
     write the files. Without one, only the preparation (the report a person grounds from by hand). What it writes
     it reads and writes under the wiki's lock, as every command writing the wiki does."""
     local = LocalWiki(repo.root, options.wiki_dir)
-    with contextlib.nullcontext() if dry_run or grounder is None else local.writing():
+    with contextlib.nullcontext() if dry_run else local.writing():
         source = LocalSource(repo)
         head = await source.snapshot(None)
         inputs = await prepare_ground(source, head, options, pages=pages, max_pages=max_pages)
-        if grounder is None:
-            return inputs, None, []
+        if grounder is None:  # the copied code blocks are bound all the same: no model decides them
+            taken = set(inputs.taken)
+            inputs.bound = bind_snippets(
+                [*inputs.work, *inputs.bindable], inputs.snippets, taken, inputs.holding,
+                wiki_dir=options.wiki_dir, at=now_iso(),
+            )  # fmt: skip
+            written = sorted(inputs.bound.files)
+            if not dry_run:
+                for path in written:
+                    local.write_file(path, inputs.bound.files[path])
+            return inputs, None, written
         result = await run_ground(inputs, grounder, wiki_dir=options.wiki_dir, at=now_iso())
         written = sorted(result.files)
         if not dry_run:

@@ -23,6 +23,7 @@ from gidgethub import HTTPException, RateLimitExceeded
 
 from ...claims.pages import CONFIG_PATH
 from ...claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
+from ...claims.snippet import snippet_wording
 from ...claims.verdicts import Verdict
 from ...report.check import render_markdown
 from ...report.inert import code, plain, prose
@@ -101,6 +102,7 @@ def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) 
         end = start
     else:
         return None
+    copied = snippet_wording(page.page, claim.statement, evidence.verdict.value, unquote(path))
     annotation: dict[str, Any] = {
         "path": unquote(path),
         "start_line": start,
@@ -111,7 +113,9 @@ def _annotation(page: PageResult, claim: ClaimResult, evidence: EvidenceResult) 
             f"{plain(claim.statement)}\n\nThis code was the evidence for claim {plain(claim.id)} on "
             f"{plain(page.page)}. "
             + (
-                "The change rewrote it: re-verify the claim, then correct or retract it."
+                f"{plain(copied)}: the fix rewrites the block from this code, without a model."
+                if copied and evidence.verdict is Verdict.STALE
+                else "The change rewrote it: re-verify the claim, then correct or retract it."
                 if evidence.verdict is Verdict.STALE
                 else "The change deleted it here: retarget the claim's evidence or retract the claim."
             )
