@@ -74,8 +74,20 @@ def candidates(
     """
     ranked = _Ranked()
     body = page_body(page_text)
-    settled = set()  # spans that named a path or a few definitions: neither values nor file names
-    file_names: _FileNames | None = None  # made for the first value looked up, once a page
+    settled = _named_by_references(ranked, references, paths)
+    _holding_values(ranked, page_text, settled, paths, index)
+    for name in _prose_names(body):
+        code = [d for d in lookup(name, index) if not is_test(d.path)]
+        for definition in code[:SPECIFIC]:
+            ranked.named(4 if len(code) <= SPECIFIC else 8, definition, f"the prose word {name}")
+    _in_named_files(ranked, body, page_text, paths, index)
+    return ranked.best(limit)
+
+
+def _named_by_references(ranked: _Ranked, references: list[Reference], paths: Collection[str]) -> set[str]:
+    """Ranks 1, 3, 8 and 9: what the page's code spans and links name (definitions, files, a folder's README); the
+    spans that named a path or a few definitions, which are then neither values nor file names."""
+    settled = set()
     for ref in references:
         span = ref.mention.text.strip()
         named = [t.definition for t in ref.targets if t.definition is not None]
@@ -93,6 +105,14 @@ def candidates(
                     ranked.file(3, target.path, f"`{span}` names the file")
                 elif readme := next((f"{target.path}/{r}" for r in _READMES if f"{target.path}/{r}" in paths), None):
                     ranked.file(3, readme, f"`{span}` names its folder")
+    return settled
+
+
+def _holding_values(
+    ranked: _Ranked, page_text: str, settled: set[str], paths: Collection[str], index: SymbolIndex
+) -> None:
+    """Ranks 2, 3 and 8: the definitions holding a value a code span writes, and the files a span names by name."""
+    file_names: _FileNames | None = None  # made for the first value looked up, once a page
     for value in dict.fromkeys(m.text.strip() for m in mentions(page_text) if m.kind == "code"):
         if not value or value in settled:
             continue
@@ -107,10 +127,11 @@ def candidates(
         file_names = file_names or _FileNames(paths)
         for path in file_names.named_by(value):
             ranked.file(3, path, f"`{value}` names the file")
-    for name in _prose_names(body):
-        code = [d for d in lookup(name, index) if not is_test(d.path)]
-        for definition in code[:SPECIFIC]:
-            ranked.named(4 if len(code) <= SPECIFIC else 8, definition, f"the prose word {name}")
+
+
+def _in_named_files(ranked: _Ranked, body: str, page_text: str, paths: Collection[str], index: SymbolIndex) -> None:
+    """Ranks 5 to 7: in the files named so far, the definitions the page spells out; the files it names in words
+    and theirs; then the top-level definitions of all of them, by the page's words."""
     prose = _words_line(body)
     named_files = ranked.files(better_than=5)
     for definition, said in _spelled_out(named_files, prose, index):
@@ -122,7 +143,6 @@ def candidates(
         ranked.add(7, definition.path, definition.documented, f"the page says {said}: {definition.qualified}")
     for definition in _most_used_words(named_files + worded, prose, index):
         ranked.add(7, definition.path, definition.documented, f"{definition.kind} {definition.name} of a file it names")
-    return ranked.best(limit)
 
 
 class _Ranked:
