@@ -31,7 +31,8 @@ import pytest
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
 CORE = {"claims", "okf", "fix", "ground"}
-INFRASTRUCTURE = {"settings", "metrics", "logs", "lifetime", "extras", "parallel"}  # leaves every layer above the core may use
+# leaves every layer above the core may use
+INFRASTRUCTURE = {"settings", "metrics", "logs", "lifetime", "extras", "parallel"}
 FACES = {"cli", "demo", "web", "worker", "action", "__main__"}  # `cli` a package: the parser, a module per command
 # What each part of bot/ may import (besides itself, and the package root `bot` for the version).
 ALLOWED: dict[str, set[str]] = {
@@ -254,7 +255,8 @@ def test_imports_point_inward(graph: dict[str, set[str]]) -> None:
 
 def test_the_core_starts_no_process_and_leaves_the_collector_alone() -> None:
     imported = {name: standard_imports(path) for name, path in modules().items()}
-    assert "os" in imported["bot.parallel.fork"] and "gc" in imported["bot.parallel.collector"]  # the checker reads them
+    # the checker reads them where they are
+    assert "os" in imported["bot.parallel.fork"] and "gc" in imported["bot.parallel.collector"]
     assert process_violations(imported) == []
 
 
