@@ -80,8 +80,12 @@ DEFAULT_TESTS: dict[str, list[str]] = {
         "tests/claims/test_vectors.py",
         "tests/claims/test_citations.py",
     ],
-    "bot/claims/fanout.py": [
-        "tests/claims/test_fanout.py",
+    "bot/claims/parallel.py": [
+        "tests/test_parallel.py",
+        "tests/claims/test_sweep_forked.py",
+    ],
+    "bot/parallel/fork.py": [
+        "tests/test_parallel.py",
         "tests/claims/test_sweep_forked.py",
     ],
     "bot/fix/check.py": [

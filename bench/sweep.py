@@ -31,15 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.machine import speed_line
 from bot.claims.citations import EvidenceIndex
-from bot.claims.fanout import usable_processors
 from bot.claims.options import SweepOptions
 from bot.claims.results import SweepReport
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
-from bot.claims.sweep import Sweeper, sweep
+from bot.claims.sweep import Sweeper
 from bot.claims.text import FileText
 from bot.claims.verdict_cache import VerdictCache
 from bot.claims.versions import lines_version
+from bot.parallel import Forking, usable_processors
 
 CLAIMS_PER_PAGE = 100
 PAGE = b"---\ntype: Concept\n---\n\n# Page\n\nProse about the code.\n"
@@ -148,10 +148,15 @@ def git_repository(tree: dict[str, bytes], root: Path) -> None:
         subprocess.run(["git", "-c", "gc.auto=0", *args], cwd=root, env=env, check=True)
 
 
+def sweep(head: MemorySnapshot, change: Change | None = None) -> SweepReport:
+    """A sweep in one process under the check's collector policy (paused while it allocates), as `check` runs it."""
+    return Sweeper(head, change, SweepOptions(), parallel=Forking()).sweep()
+
+
 def warm_sweep(snapshot: MemorySnapshot, repeat: int) -> tuple[float, float]:
     """A full sweep with the verdict cache the previous one kept (read back as a store reads it): the best
     (loading the wiki, evaluating it) of `repeat` runs."""
-    first = Sweeper(snapshot, None, SweepOptions(), index=EvidenceIndex())
+    first = Sweeper(snapshot, None, SweepOptions(), index=EvidenceIndex(), parallel=Forking())
     first.verdicts = VerdictCache(first.verdict_context)
     first.sweep()
     stored = orjson.dumps(first.verdicts.to_json())
@@ -159,7 +164,7 @@ def warm_sweep(snapshot: MemorySnapshot, repeat: int) -> tuple[float, float]:
     known = dict(first.index.items())
     loads, runs = [], []
     for _ in range(repeat):
-        sweeper = Sweeper(snapshot, None, SweepOptions(), index=EvidenceIndex(known))
+        sweeper = Sweeper(snapshot, None, SweepOptions(), index=EvidenceIndex(known), parallel=Forking())
         sweeper.verdicts = VerdictCache.from_json(orjson.loads(stored), sweeper.verdict_context)
         start = time.perf_counter()
         wiki = sweeper.load()
@@ -207,7 +212,7 @@ def main() -> None:
         if args.jobs > 1:
 
             def shared(snapshot: MemorySnapshot) -> SweepReport:
-                return Sweeper(snapshot, None, SweepOptions(), processes=args.jobs).sweep()
+                return Sweeper(snapshot, None, SweepOptions(), parallel=Forking(args.jobs)).sweep()
 
             shared_s, _ = best(args.repeat, lambda base=base: shared(base))
             shared_moved_s, _ = best(args.repeat, lambda moved=moved: shared(moved))

@@ -2,7 +2,9 @@
 
 - no import loop among the modules of `bot/` (imports inside functions and under TYPE_CHECKING count too);
 - the pure core (`bot/claims`, `bot/okf`, `bot/fix`, `bot/ground`) imports nothing of `bot/` beyond itself (and
-  the package root, which holds only the version);
+  the package root, which holds only the version), and none of the standard modules that start processes, send
+  signals, open sockets or steer the garbage collector (`os`, `subprocess`, `signal`, `gc`, `socket`,
+  `multiprocessing`): that is handed in (`bot.claims.parallel.Parallel`, implemented by `bot/parallel`);
 - the renderers (`bot/report`) import the core only, and the core never imports them;
 - each layer imports only the layers below it: `source/` and `agent/` the core (never `github/`), the use
   cases the core, `source/` and `agent/`; `github/` and `jobs/` sit above; the faces on top;
@@ -29,7 +31,8 @@ import pytest
 BOT = Path(__file__).resolve().parents[1] / "bot"
 
 CORE = {"claims", "okf", "fix", "ground"}
-INFRASTRUCTURE = {"settings", "metrics", "logs", "lifetime", "extras"}  # leaves every layer above the core may use
+# leaves every layer above the core may use
+INFRASTRUCTURE = {"settings", "metrics", "logs", "lifetime", "extras", "parallel"}
 FACES = {"cli", "demo", "web", "worker", "action", "__main__"}  # `cli` a package: the parser, a module per command
 # What each part of bot/ may import (besides itself, and the package root `bot` for the version).
 ALLOWED: dict[str, set[str]] = {
@@ -42,6 +45,7 @@ ALLOWED: dict[str, set[str]] = {
     "logs": set(),
     "lifetime": set(),
     "extras": set(),
+    "parallel": set(),
     "report": CORE,
     "source": CORE,
     "agent": CORE | INFRASTRUCTURE,
@@ -65,6 +69,12 @@ GITHUB_ALLOWED: dict[str, set[str]] = {
 }
 # The repository's settings (`.github/wikiwarden.yml`): data every face and the App read, not a use case to call.
 SETTINGS_DATA = {"bot.usecases.config", "bot.usecases.config_file"}
+
+
+# The standard modules the core may not import, wherever the import stands: it does no I/O and starts no process.
+PROCESS_MODULES = {"os", "subprocess", "signal", "gc", "socket", "multiprocessing"}
+# Exceptions, each with its reason (none today: keep it so; `os.path`-only use is better replaced by `posixpath`).
+PROCESS_MODULE_EXCEPTIONS: dict[str, set[str]] = {}
 
 
 def module_name(path: Path) -> str:
@@ -96,6 +106,29 @@ def imports_of(name: str, path: Path, known: Iterable[str]) -> set[str]:
             for alias in node.names:  # `from pkg import sub` imports the module pkg.sub when there is one
                 found.add(f"{target}.{alias.name}" if f"{target}.{alias.name}" in known else target)
     return {m for m in found if m in known and m != name}
+
+
+def standard_imports(path: Path) -> set[str]:
+    """The top-level names of every module `path` imports absolutely (`os.path` → `os`), wherever the import stands."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.partition(".")[0])
+    return found
+
+
+def process_violations(imported: Mapping[str, set[str]]) -> list[str]:
+    """Every module of the core importing a standard module that does I/O on processes, signals, sockets or the
+    collector (`imported`: module → the top-level names it imports)."""
+    return [
+        f"{module} imports {name}: the core starts no process and does no I/O (hand it in: bot.claims.parallel)"
+        for module, names in sorted(imported.items())
+        if part(module) in CORE
+        for name in sorted(names & PROCESS_MODULES)
+        if name not in PROCESS_MODULE_EXCEPTIONS.get(module, set())
+    ]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -206,8 +239,8 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_the_graph_is_read(graph: dict[str, set[str]]) -> None:
-    assert "bot.claims.sweep" in graph and "bot.usecases.check" in graph
-    assert "bot.claims.snapshot" in graph["bot.claims.sweep"]
+    assert "bot.claims.sweep.sweeper" in graph and "bot.usecases.check" in graph
+    assert "bot.claims.snapshot" in graph["bot.claims.sweep.sweeper"]
     assert "bot.github.runtime" in graph["bot.github.runners.check"]  # an import under TYPE_CHECKING counts
     assert "bot.web" in graph["bot.cli.app"]  # and so does one inside a function
 
@@ -218,6 +251,13 @@ def test_no_import_loop(graph: dict[str, set[str]]) -> None:
 
 def test_imports_point_inward(graph: dict[str, set[str]]) -> None:
     assert layer_violations(graph) == []
+
+
+def test_the_core_starts_no_process_and_leaves_the_collector_alone() -> None:
+    imported = {name: standard_imports(path) for name, path in modules().items()}
+    # the checker reads them where they are
+    assert "os" in imported["bot.parallel.fork"] and "gc" in imported["bot.parallel.collector"]
+    assert process_violations(imported) == []
 
 
 def test_the_package_root_holds_only_the_version(graph: dict[str, set[str]]) -> None:
@@ -290,6 +330,29 @@ def test_a_loop_is_found() -> None:
 )
 def test_an_outward_import_is_refused(module: str, target: str) -> None:
     assert layer_violations({module: {target}}) != []
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("bot.claims.sweep.sweeper", "os"),  # forking from the core
+        ("bot.claims.sweep.shared", "multiprocessing"),
+        ("bot.claims.sweep", "gc"),  # steering the collector
+        ("bot.okf.sync", "subprocess"),
+        ("bot.fix.engine", "socket"),
+        ("bot.ground.symbols", "signal"),
+    ],
+)
+def test_a_core_module_importing_process_machinery_is_refused(module: str, name: str) -> None:
+    assert process_violations({module: {name, "hashlib"}}) != []
+
+
+def test_process_machinery_outside_the_core_and_pure_modules_inside_it_are_allowed(tmp_path: Path) -> None:
+    assert process_violations({"bot.parallel.fork": {"os", "signal"}, "bot.source.git": {"subprocess"}}) == []
+    assert process_violations({"bot.claims.sweep.sweeper": {"hashlib", "posixpath", "pickle"}}) == []
+    written = tmp_path / "m.py"
+    written.write_text("import os.path\nfrom gc import disable\nfrom . import sibling\n\ndef f():\n    import signal\n")
+    assert standard_imports(written) == {"os", "gc", "signal"}  # submodules, `from` and imports in functions count
 
 
 def test_an_inward_import_is_allowed() -> None:

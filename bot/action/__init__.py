@@ -137,8 +137,8 @@ async def _check(
 ) -> tuple[SweepReport, RepoConfig, str | None]:
     """The use case's check of the event's change in the checkout; the config it was checked with (the inputs
     over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
-    from ..claims.fanout import usable_processors  # noqa: PLC0415
     from ..ground.baseline import BaselineError  # noqa: PLC0415
+    from ..parallel import usable_processors  # noqa: PLC0415
     from ..usecases.check import check_commit, local_memory  # noqa: PLC0415
     from ..usecases.config import Overrides  # noqa: PLC0415
     from ..usecases.config_file import ConfigError  # noqa: PLC0415

@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..claims.fanout import usable_processors  # noqa: PLC0415
-    from ..claims.sweep import cyclic_gc_paused  # noqa: PLC0415
+    from ..parallel import cyclic_gc_paused, usable_processors  # noqa: PLC0415
     from ..report.check import render, report_json_chunks  # noqa: PLC0415
     from ..source.git import GitError  # noqa: PLC0415
     from ..usecases.check import check_repository, local_memory  # noqa: PLC0415

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..claims.errors import Problem
 from ..claims.resources import EvidenceResource, parse_resource
-from ..claims.sweep import Sweeper
+from ..claims.sweep import SnapshotReader
 from ..claims.text import FileText
 from .work import PageWork
 
@@ -46,32 +46,32 @@ class CodeView:
 
     def __init__(
         self,
-        sweeper: Sweeper,
+        reader: SnapshotReader,
         search_paths: Sequence[str],
         fetch: Fetch | None = None,
         url: Callable[[str, tuple[int, int] | None], str | None] | None = None,
     ) -> None:
-        self.sweeper = sweeper
+        self.reader = reader
         self.search_paths = list(search_paths)
         self._fetch = fetch
         self._url = url
 
     @property
     def label(self) -> str:
-        return self.sweeper.head.label
+        return self.reader.snapshot.label
 
     def problem(self, path: str) -> Problem | None:
         """Why `path` may not be read as code (a symlink, the wiki, ignored, ...), or None."""
-        return self.sweeper.path_problem(path)
+        return self.reader.path_problem(path)
 
     async def read(self, path: str) -> FileText | Problem | None:
         """The file as text, why it cannot be read, or None when it does not exist."""
         problem = self.problem(path)
         if problem:
             return problem
-        if self._fetch is not None and self.sweeper.readable(self.sweeper.head, path):
+        if self._fetch is not None and self.reader.readable(self.reader.snapshot, path):
             await self._fetch([path])
-        return self.sweeper.text(self.sweeper.head, path)
+        return self.reader.text(self.reader.snapshot, path)
 
     async def resolve(self, resource: str) -> tuple[EvidenceResource, FileText] | Problem:
         """A resource the model proposes, checked: it must parse, stand in the head commit, and fit the file."""
@@ -94,11 +94,11 @@ class CodeView:
             return []
         paths = [p for p in self.search_paths if p.startswith(within) and not self.problem(p)]
         if self._fetch is not None:
-            await self._fetch([p for p in paths if self.sweeper.readable(self.sweeper.head, p)])
+            await self._fetch([p for p in paths if self.reader.readable(self.reader.snapshot, p)])
         hits: list[Hit] = []
         encoded = needle.encode()
         for path in paths:
-            text = self.sweeper.text(self.sweeper.head, path)
+            text = self.reader.text(self.reader.snapshot, path)
             if not isinstance(text, FileText) or encoded not in text.data:
                 continue
             for number, line in enumerate(text.lines, start=1):

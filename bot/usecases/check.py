@@ -14,6 +14,7 @@ from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from ..ground.reading import reading_context
 from ..lifetime import outlive
+from ..parallel import Forking
 from ..source import Source
 from ..source.git import GitError, GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
@@ -55,7 +56,8 @@ async def check(
     """
     index = await memory.index(sidecar_blobs(head, options.wiki_dir)) if memory is not None else None
     await source.fetch(head, wiki_reads(head, options.wiki_dir, change, options, index))
-    sweeper = Sweeper(head, change, options, index=index, processes=processes)
+    # the collector paused while the sweep allocates, its files shared among `processes` when it is large
+    sweeper = Sweeper(head, change, options, index=index, parallel=Forking(processes))
     readings = None
     if memory is not None and change is None:
         sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)

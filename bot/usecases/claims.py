@@ -14,8 +14,8 @@ from ..claims.pages import normalize_wiki_dir, page_argument, require_wiki_folde
 from ..claims.resources import parse_resource
 from ..claims.shown import ClaimEdit, ClaimListing, ShownClaim, ShownEvidence
 from ..claims.sidecar import EvidenceRecord, Sidecar
-from ..claims.snapshot import Kind
-from ..claims.sweep import Sweeper, load_wiki
+from ..claims.snapshot import Change, Kind
+from ..claims.sweep import Evaluator, SnapshotReader, load_wiki, rebaseline, record
 from ..claims.text import FileText
 from ..claims.verdicts import Verdict
 from ..source.git import GitRepository
@@ -35,14 +35,14 @@ class HandKeptClaims:
         self.options = SweepOptions(wiki_dir=self.wiki_dir)
         if max_file_bytes is not None:
             self.options = SweepOptions(wiki_dir=self.wiki_dir, max_file_bytes=max_file_bytes)
-        self.reader = Sweeper(self.wiki.snapshot, None, self.options)
+        self.reader = SnapshotReader(self.wiki.snapshot, self.options)
 
     @contextlib.contextmanager
     def _editing(self) -> Iterator[None]:
         """An edit's reads and its write under the wiki's lock, from a fresh view of the working tree: another
         command's edit is either wholly before this one, and read by it, or wholly after."""
         with self.wiki.writing():
-            self.reader = Sweeper(self.wiki.snapshot, None, self.options)
+            self.reader = SnapshotReader(self.wiki.snapshot, self.options)
             yield
 
     def _sidecar(self, page: str) -> Sidecar:
@@ -56,7 +56,7 @@ class HandKeptClaims:
         with self._editing():
             page_bytes = self.wiki.read_page(page)
             sidecar = self.wiki.read_sidecar(page)
-            evidence = [self.reader.record(resource) for resource in resources]
+            evidence = [record(self.reader, resource) for resource in resources]
             taken = [claim.id for _, claim in self.wiki.all_claims()]
             updated, claim = add_claim(sidecar, page_bytes, statement, evidence, taken)
             return ClaimEdit(page, self.wiki.write_sidecar(page, updated), claim)
@@ -69,20 +69,24 @@ class HandKeptClaims:
             sidecar = self._sidecar(page)
             claim = next(c for c in sidecar.claims if c.id == claim_id)
             if base is None:
-                evidence = [self.reader.rebaseline(record) for record in claim.evidence]
+                evidence = [rebaseline(self.reader, evidence) for evidence in claim.evidence]
             else:
-                tracker = Sweeper(self.wiki.snapshot, self.repo.change(base), self.options)
-                evidence = [self._followed(tracker, record) for record in claim.evidence]
+                tracker = self._evaluator(self.repo.change(base))
+                evidence = [self._followed(tracker, evidence) for evidence in claim.evidence]
             updated = replace_evidence(sidecar, self.wiki.read_page(page), claim_id, evidence)
             return ClaimEdit(
                 page, self.wiki.write_sidecar(page, updated), next(c for c in updated.claims if c.id == claim_id)
             )
 
-    def _followed(self, tracker: Sweeper, record: EvidenceRecord) -> EvidenceRecord:
-        result = tracker.evaluate(record)
+    def _evaluator(self, change: Change | None) -> Evaluator:
+        """An evaluator of the working tree through `change`, reading it afresh."""
+        return Evaluator(SnapshotReader(self.wiki.snapshot, self.options), change)
+
+    def _followed(self, tracker: Evaluator, evidence: EvidenceRecord) -> EvidenceRecord:
+        result = tracker.evaluate(evidence)
         if result.verdict in _FOLLOWABLE and result.resource_now and result.version_now:
             return EvidenceRecord(result.resource_now, result.version_now)
-        return self.reader.rebaseline(record)  # says clearly why the evidence cannot be re-anchored
+        return rebaseline(self.reader, evidence)  # says clearly why the evidence cannot be re-anchored
 
     def retract(self, claim_id: str) -> ClaimEdit:
         with self._editing():
@@ -97,10 +101,10 @@ class HandKeptClaims:
         page = self.wiki.find(claim_id)
         claim = next(c for c in self._sidecar(page).claims if c.id == claim_id)
         change = self.repo.change(base) if base is not None else None
-        evaluator = Sweeper(self.wiki.snapshot, change, self.options)
+        evaluator = self._evaluator(change)
         return ShownClaim(page, claim, tuple(self._shown(evaluator, record, base, depth) for record in claim.evidence))
 
-    def _shown(self, evaluator: Sweeper, record: EvidenceRecord, base: str | None, depth: int) -> ShownEvidence:
+    def _shown(self, evaluator: Evaluator, record: EvidenceRecord, base: str | None, depth: int) -> ShownEvidence:
         result = evaluator.evaluate(record)
         now = None
         where = result.resource_now or record.resource  # unresolved: what stands at the recorded lines now

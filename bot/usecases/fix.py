@@ -17,7 +17,7 @@ from ..claims.options import SweepOptions
 from ..claims.pages import require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
-from ..claims.sweep import Sweeper
+from ..claims.sweep import SnapshotReader
 from ..fix.engine import LAST_UPDATE, Decider, FixResult, fix_wiki, recorded_head, rewrite_references
 from ..fix.view import CodeView, search_scope
 from ..fix.work import PageWork, page_errors, pages_with_work, plan_work
@@ -83,7 +83,7 @@ async def prepare_fix(
     async def fetch(paths: Sequence[str]) -> None:
         await source.fetch(head, paths)
 
-    view = CodeView(Sweeper(head, None, options), scope, fetch)
+    view = CodeView(SnapshotReader(head, options), scope, fetch)
     last = head.entry(last_path)
     previous = head.read(last_path) if last is not None and last.kind is Kind.FILE else None
     checked_since = None if change is None or options.recheck_all else (change.base.commit or change.base.label)

@@ -20,7 +20,7 @@ from ..claims.pages import page_argument, sidecar_for
 from ..claims.sidecar import page_version
 from ..claims.snapshot import Kind, Snapshot
 from ..claims.snippet import is_snippet
-from ..claims.sweep import LoadedPage, Sweeper
+from ..claims.sweep import LoadedPage, SnapshotReader, load_wiki
 from ..fix.engine import Usage
 from ..fix.view import CodeView
 from ..fix.work import page_text
@@ -33,6 +33,7 @@ from ..ground.snippets import SnippetIndex, block_lines
 from ..ground.symbols import SymbolIndex, language_of
 from ..ground.work import GroundWork
 from ..okf.project import ACTOR
+from ..parallel import cyclic_gc_paused
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
@@ -89,8 +90,9 @@ async def prepare_ground(
     references and candidates, and the code view the agent reads through."""
     wiki_dir = options.wiki_dir
     report = await check(source, head, None, options, references=False)  # also brings in the sidecars
-    sweeper = Sweeper(head, None, options)
-    wiki = sweeper.load()
+    with cyclic_gc_paused():  # a large wiki is many objects forming no cycles
+        wiki = load_wiki(head, options.wiki_dir)
+    reader = SnapshotReader(head, options)
     taken = {c.id for page in wiki.pages if page.sidecar for c in page.sidecar.claims}
     holding = {p.page: not any(c.verdict.needs_attention for c in p.claims) and not p.error for p in report.pages}
     settled: list[str] = []
@@ -111,8 +113,8 @@ async def prepare_ground(
     quote_paths = [quotes_path(p, wiki_dir) for p in chosen]
     await source.fetch(head, [*chosen, *quote_paths])
     files = source.files(head)
-    rules = CodeView(sweeper, [])  # what evidence may cite: not the wiki, not ignored, not a symlink
-    citable = [p for p in files if rules.problem(p) is None and sweeper.readable(head, p)]
+    rules = CodeView(reader, [])  # what evidence may cite: not the wiki, not ignored, not a symlink
+    citable = [p for p in files if rules.problem(p) is None and reader.readable(head, p)]
     code = [p for p in citable if language_of(p) is not None]
     sources = snippet_sources(citable)
     await source.fetch(head, sources)
@@ -123,7 +125,7 @@ async def prepare_ground(
     async def fetch(wanted: Sequence[str]) -> None:
         await source.fetch(head, wanted)
 
-    view = CodeView(sweeper, sorted(citable), fetch)  # the tools search every file evidence may cite
+    view = CodeView(reader, sorted(citable), fetch)  # the tools search every file evidence may cite
     work = []
     for page in sorted(chosen, key=collation_key):
         entry = head.entry(page)

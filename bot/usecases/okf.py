@@ -13,6 +13,7 @@ from ..claims.sweep import Sweeper
 from ..claims.verdicts import OpenWikiVerdict
 from ..okf.sync import GroundedPage, SyncPlan, plan_sync, recognise
 from ..okf.validate import Problem, validate_bundle
+from ..parallel import Forking
 from ..source.git import GitRepository
 from ..source.localwiki import LocalWiki
 
@@ -54,7 +55,8 @@ def sync_okf(
 def _sync(local: LocalWiki, wiki_dir: str, *, dry_run: bool, init: bool, max_file_bytes: int) -> SyncPlan:
     require_wiki_folder(local.snapshot, wiki_dir)  # never an index.md in a folder that is not the wiki
     files, links = local.files()
-    sweeper = Sweeper(local.snapshot, None, SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes))
+    options = SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes)
+    sweeper = Sweeper(local.snapshot, None, options, parallel=Forking())  # one process, the collector paused
     wiki = sweeper.load()
     checked = {page.page: page.claims for page in sweeper.sweep(wiki).pages}
     grounded = {

@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from ..claims.errors import UnreadableFileError
-from ..claims.fanout import Child
 from ..claims.ignore import IgnoreRules
 from ..claims.options import SweepOptions
 from ..claims.pages import is_grounded_page
 from ..claims.results import BrokenReference, PageCoverage, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
-from ..claims.sweep import MAX_SIDECAR_BYTES, Sweeper
+from ..claims.sweep import MAX_SIDECAR_BYTES, SnapshotReader
 from ..ground.baseline import MAX_BASELINE_BYTES, BaselineError, parse_baseline, with_baseline
 from ..ground.certainty import PageRules, classified, example_notes
 from ..ground.findings import (
@@ -43,6 +42,7 @@ from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
 from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
+from ..parallel import Child
 from ..source import Source
 from .config import Config
 
@@ -124,13 +124,13 @@ def site_root(page: str, wiki_dir: str, paths: Collection[str]) -> str:
     return wiki_dir
 
 
-def code_paths(sweeper: Sweeper, snapshot: Snapshot, paths: Iterable[str]) -> list[str]:
+def code_paths(reader: SnapshotReader, snapshot: Snapshot, paths: Iterable[str]) -> list[str]:
     """The paths evidence may cite whose language the symbol index reads (not the wiki, not ignored, not a
     symlink, within the size limit)."""
     return [
         p
         for p in paths
-        if language_of(p) is not None and sweeper.path_problem(p) is None and sweeper.readable(snapshot, p)
+        if language_of(p) is not None and reader.path_problem(p) is None and reader.readable(snapshot, p)
     ]
 
 
@@ -338,9 +338,9 @@ class _Changed:
 async def _changed_code(source: Source, head: Snapshot, change: Change, options: SweepOptions) -> _Changed:
     base, head_paths = change.base, frozenset(source.files(head))
     base_paths = frozenset(source.files(base))
-    sweeper = Sweeper(head, change, options)
-    before_files = code_paths(sweeper, base, sorted({f.old_path for f in change.files if f.old_path}))
-    after_files = code_paths(sweeper, head, sorted({f.new_path for f in change.files if f.new_path}))
+    reader = SnapshotReader(head, options)
+    before_files = code_paths(reader, base, sorted({f.old_path for f in change.files if f.old_path}))
+    after_files = code_paths(reader, head, sorted({f.new_path for f in change.files if f.new_path}))
     await source.fetch(base, before_files)
     await source.fetch(head, after_files)
     before = SymbolIndex.of_files(_readable(base, before_files), values=False)
@@ -365,8 +365,8 @@ async def _broken_by(
     suspects = [page for page in pages if any(may_name(m, page, changed.gone, roots[page]) for m in mentioned[page])]
     if not suspects:
         return []
-    sweeper = Sweeper(head, change, options)
-    others, exported = await _defining(source, head, sweeper, changed.gone.names, exclude=change.paths)
+    reader = SnapshotReader(head, options)
+    others, exported = await _defining(source, head, reader, changed.gone.names, exclude=change.paths)
     exported |= _exported_lazily(changed.gone.names, _readable(head, changed.after_files))
     index = SymbolIndex([*changed.code.before.definitions, *others.definitions])
     found = (
@@ -412,12 +412,12 @@ def _unparsable(head: Snapshot, path: str) -> bool:
 
 
 async def _defining(
-    source: Source, head: Snapshot, sweeper: Sweeper, names: Collection[str], exclude: Collection[str]
+    source: Source, head: Snapshot, reader: SnapshotReader, names: Collection[str], exclude: Collection[str]
 ) -> tuple[SymbolIndex, set[str]]:
     """The definitions of the files the change left alone that may define one of `names` (a file not holding
     the name as text cannot), the same at the base and the head; and the names (and their classes) they export
     lazily."""
-    candidates = [p for p in code_paths(sweeper, head, source.files(head)) if p not in exclude]
+    candidates = [p for p in code_paths(reader, head, source.files(head)) if p not in exclude]
     await source.fetch(head, candidates)
     words = {part.encode() for name in names for part in name.split(".")}
     holding = {p: data for p, data in _readable(head, candidates).items() if any(word in data for word in words)}

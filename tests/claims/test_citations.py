@@ -9,13 +9,13 @@ from apptools import grounded
 from conftest import ReadsSnapshot
 from sweeptools import sidecars_read
 
-from bot.claims import sweep as sweep_module
 from bot.claims.citations import EvidenceIndex, StoredCitations, cited_paths, may_cite
 from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
 from bot.claims.sidecar import Claim, EvidenceRecord, parse_sidecar, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot
 from bot.claims.sweep import Sweeper, sidecar_blobs, wiki_reads
+from bot.claims.sweep import reader as reader_module
 from bot.claims.verdicts import Verdict
 
 CODE = {f"src/m{n}.py": "".join(f"def f{n}_{i}():\n    return {i}\n\n" for i in range(6)) for n in range(6)}
@@ -302,9 +302,9 @@ def test_each_file_a_diff_aware_sweep_meets_is_judged_once_and_a_plain_path_with
     files[path] = base[path] = render_sidecar(sidecar.with_claims(sidecar.claims + added))
     judged: list[str] = []
     parsed: list[str] = []
-    real_judge, real_parse = sweep_module.is_normal_path, sweep_module.resource_path
-    monkeypatch.setattr(sweep_module, "is_normal_path", lambda raw: judged.append(raw) or real_judge(raw))
-    monkeypatch.setattr(sweep_module, "resource_path", lambda head: parsed.append(head) or real_parse(head))
+    real_judge, real_parse = reader_module.is_normal_path, reader_module.resource_path
+    monkeypatch.setattr(reader_module, "is_normal_path", lambda raw: judged.append(raw) or real_judge(raw))
+    monkeypatch.setattr(reader_module, "resource_path", lambda head: parsed.append(head) or real_parse(head))
     report = Sweeper(MemorySnapshot(files, label="head"), change, SweepOptions()).sweep()
     assert {claim.statement for _, claim in report.claims()} >= {"odd 0"}
     assert sorted(judged) == sorted(set(judged))  # once per file, however many ranges cite it

@@ -13,7 +13,7 @@ from bot.claims.ignore import IGNORE_FILE
 from bot.claims.options import SweepOptions
 from bot.claims.resources import canonical_resource, check_contained, parse_resource, resource_path
 from bot.claims.snapshot import MemorySnapshot
-from bot.claims.sweep import Problem, Sweeper
+from bot.claims.sweep import Problem, SnapshotReader
 
 VECTORS = Path(__file__).parents[1] / "data" / "vectors" / "resources.jsonl"
 
@@ -62,18 +62,18 @@ def test_resource_path_reads_the_part_before_the_fragment() -> None:
         resource_path("https://a/b.py")
 
 
-def _expected(sweeper: Sweeper, resource: str) -> object:
+def _expected(reader: SnapshotReader, resource: str) -> object:
     """The sweep's answer as the parser and the path's own rules give it, one resource at a time."""
     try:
         res = parse_resource(resource)
     except EvidenceResourceError as exc:
         return Problem(str(exc))
-    return sweeper._path_problem(res) or res
+    return reader._path_problem(res) or res
 
 
-def _sweeper() -> Sweeper:
+def _reader() -> SnapshotReader:
     files = {IGNORE_FILE: b"vendor/\n", "src/a.py": b"a\n"}
-    return Sweeper(MemorySnapshot(files, label="head"), None, SweepOptions())
+    return SnapshotReader(MemorySnapshot(files, label="head"), SweepOptions())
 
 
 def test_the_sweep_reads_every_resource_vector_as_the_parser_does() -> None:
@@ -81,8 +81,8 @@ def test_the_sweep_reads_every_resource_vector_as_the_parser_does() -> None:
     another citing the same path."""
     inputs = [json.loads(line)["input"] for line in VECTORS.read_text(encoding="utf-8").splitlines()]
     inputs = [i for i in inputs if isinstance(i, str)]
-    sweeper, reference = _sweeper(), _sweeper()
-    wrong = [r for r in [*inputs, *reversed(inputs)] if sweeper.resource(r) != _expected(reference, r)]
+    reader, reference = _reader(), _reader()
+    wrong = [r for r in [*inputs, *reversed(inputs)] if reader.resource(r) != _expected(reference, r)]
     assert wrong == []
 
 
@@ -98,9 +98,9 @@ def test_the_sweep_reads_every_resource_vector_as_the_parser_does() -> None:
     ],
 )
 def test_resources_citing_one_path_each_get_their_own_answer(resources: list[str]) -> None:
-    sweeper = _sweeper()
-    answers = [sweeper.resource(r) for r in resources]
-    assert answers == [_expected(_sweeper(), r) for r in resources]
+    reader = _reader()
+    answers = [reader.resource(r) for r in resources]
+    assert answers == [_expected(_reader(), r) for r in resources]
 
 
 def test_line_numbers_up_to_javascripts_largest_safe_integer() -> None:

@@ -129,7 +129,7 @@ def _sweeper(data: bytes) -> Sweeper:
 
 def _batch(sweeper: Sweeper, records: list[EvidenceRecord]) -> list[EvidenceResult | None]:
     results: list[EvidenceResult | None] = [None] * len(records)
-    sweeper._evaluate_file(PATH, list(enumerate(records)), results)
+    sweeper.evaluator.evaluate_file(PATH, list(enumerate(records)), results)
     return results
 
 
@@ -154,13 +154,13 @@ def test_every_record_of_a_file_whose_text_moved_down_is_moved() -> None:
 def _general(sweeper: Sweeper, monkeypatch: pytest.MonkeyPatch) -> list[EvidenceRecord]:
     """The records `sweeper` will leave to the general algorithm, as it does."""
     general = []
-    evaluate = sweeper._evaluate_filed
+    evaluate = sweeper.evaluator._evaluate_filed
 
     def counted(path: str, record: EvidenceRecord, current: object) -> EvidenceResult:
         general.append(record)
         return evaluate(path, record, current)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(sweeper, "_evaluate_filed", counted)
+    monkeypatch.setattr(sweeper.evaluator, "_evaluate_filed", counted)
     return general
 
 
@@ -185,8 +185,8 @@ def test_a_file_moved_as_the_one_before_is_answered_on_the_moved_path(monkeypatc
     old_other = CODE.replace(b"line", b"row")
     second = [EvidenceRecord(f"repo://{other}#L{s + 1}-L{s + 5}", _token(old_other, s, s + 5)) for s in (0, 10)]
     results: list[EvidenceResult | None] = [None] * 4
-    sweeper._evaluate_file(PATH, list(enumerate(first)), results)
-    sweeper._evaluate_file(other, list(enumerate(second, start=2)), results)
+    sweeper.evaluator.evaluate_file(PATH, list(enumerate(first)), results)
+    sweeper.evaluator.evaluate_file(other, list(enumerate(second, start=2)), results)
     assert [r.span for r in results if r] == [(3, 7), (13, 17), (3, 7), (13, 17)]
     assert general == first[:1]
 
@@ -266,4 +266,4 @@ def test_a_file_s_records_answer_as_each_alone_through_the_general_algorithm(see
 
 def _alone(data: bytes, record: EvidenceRecord) -> EvidenceResult:
     sweeper = _sweeper(data)
-    return sweeper._evaluate_filed(PATH, record, sweeper.text(sweeper.head, PATH))
+    return sweeper.evaluator._evaluate_filed(PATH, record, sweeper.reader.text(sweeper.head, PATH))

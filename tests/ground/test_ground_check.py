@@ -12,7 +12,7 @@ import pytest
 from bot.claims import resolve_evidence
 from bot.claims.options import SweepOptions
 from bot.claims.snapshot import MemorySnapshot
-from bot.claims.sweep import Sweeper
+from bot.claims.sweep import SnapshotReader
 from bot.fix.answer import TextEdit
 from bot.fix.check import MAX_STATEMENT
 from bot.fix.view import CodeView
@@ -35,7 +35,7 @@ DRAIN = GroundedClaim(statement="`drain()` empties the queue.", quote="and `drai
 
 def _check(*claims: GroundedClaim, edits=(), unsupported=(), known=(), page: str = PAGE) -> CheckedGrounding:  # type: ignore[no-untyped-def]
     head = MemorySnapshot({**FILES, PAGE_PATH: page.encode()}, symlinks={"src/link.py": "queue.py"}, label="head")
-    view = CodeView(Sweeper(head, None, SweepOptions()), sorted(FILES))
+    view = CodeView(SnapshotReader(head, SweepOptions()), sorted(FILES))
     answer = GroundAnswer(claims=list(claims), edits=list(edits), unsupported=list(unsupported))
     return asyncio.run(check_grounding(answer, PAGE_PATH, page, view, "openwiki", known))
 

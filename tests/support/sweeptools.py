@@ -7,11 +7,14 @@ from typing import Any
 import pytest
 from apptools import grounded
 
-from bot.claims import sweep as sweep_module
 from bot.claims.options import SweepOptions
-from bot.claims.sidecar import Sidecar
-from bot.claims.snapshot import Snapshot
+from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
+from bot.claims.snapshot import MemorySnapshot, Snapshot
 from bot.claims.sweep import Sweeper
+from bot.claims.sweep import wiki as wiki_module
+from bot.claims.text import FileText
+from bot.claims.versions import lines_version
+from bot.parallel import Forking
 
 
 def _module(name: str, count: int) -> str:
@@ -39,19 +42,40 @@ def every_kind_of_result() -> dict[str, bytes]:
 
 
 def sweeper_of(snapshot: Snapshot, processes: int, **kwargs: Any) -> Sweeper:
-    sweeper = Sweeper(snapshot, None, SweepOptions(), processes=processes, **kwargs)
+    sweeper = Sweeper(snapshot, None, SweepOptions(), parallel=Forking(processes), **kwargs)
     sweeper.records_per_process = 1  # share even this small wiki
     return sweeper
+
+
+CODE_300 = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(300)).encode()
+PAGE_300 = b"---\ntype: Concept\n---\n\n# Page\n\nProse.\n"
+
+
+def three_hundred_claims() -> MemorySnapshot:
+    """300 claims on one file, each citing a function of it, all fresh."""
+    text = FileText(CODE_300)
+    claims = tuple(
+        Claim(
+            f"c{i}",
+            f"f{i} adds {i}",
+            (EvidenceRecord(f"repo://src/f.py#L{3 * i + 1}-L{3 * i + 2}", lines_version(text, 3 * i, 3 * i + 2)),),
+        )
+        for i in range(300)
+    )
+    sidecar = render_sidecar(Sidecar(page_version(PAGE_300), claims))
+    return MemorySnapshot(
+        {"src/f.py": CODE_300, "openwiki/f.md": PAGE_300, "openwiki/.claims/f.json": sidecar}, label="head"
+    )
 
 
 def sidecars_read(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
     """Each sidecar the sweep parses from now on, by path: whether it was parsed as read before (`parse_sidecar`)."""
     seen: dict[str, bool] = {}
-    real = sweep_module.parse_sidecar
+    real = wiki_module.parse_sidecar
 
     def spy(data: bytes, sidecar_path: str, *, read_before: bool = False) -> Sidecar:
         seen[sidecar_path] = read_before
         return real(data, sidecar_path, read_before=read_before)
 
-    monkeypatch.setattr(sweep_module, "parse_sidecar", spy)
+    monkeypatch.setattr(wiki_module, "parse_sidecar", spy)
     return seen

@@ -1,4 +1,5 @@
-"""Work shared with forked children: a large cold sweep uses every processor it may, not one.
+"""Forked children: a large cold sweep uses every processor it may, not one (the core cuts the work,
+`bot.claims.parallel.slices`; this runs it).
 
 A full sweep of a large wiki spends most of its time on records that are independent file by file. The
 sweep forks children that inherit everything already loaded (no wiki is sent anywhere), each answers a slice
@@ -14,8 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Callable, Sequence
-from itertools import accumulate, pairwise
+from collections.abc import Callable
 
 MOST_PROCESSES = 4  # past this the sweep's serial parts (reading the wiki, writing the report) dominate
 
@@ -30,23 +30,6 @@ def usable_processors() -> int:
     except AttributeError:  # no affinity on this system
         count = os.cpu_count() or 1
     return min(count, MOST_PROCESSES)
-
-
-def slices(weights: Sequence[int], parts: int) -> list[range]:
-    """`parts` contiguous ranges covering the indexes of `weights`, each of about the same total weight (the
-    first ones take an item more where the weights do not divide evenly); fewer when there are fewer items."""
-    parts = min(parts, len(weights))
-    totals = list(accumulate(weights))
-    cuts = [0]
-    at = 0
-    for part in range(1, parts):
-        goal = totals[-1] * part / parts  # below the last total: the search stops inside the list
-        while totals[at] < goal:
-            at += 1
-        # never an empty slice: past the previous cut, and leaving an item for each slice still to come
-        cuts.append(min(max(at + 1, cuts[-1] + 1), len(weights) - (parts - part)))
-    cuts.append(len(weights))
-    return [range(a, b) for a, b in pairwise(cuts)]
 
 
 class Child:

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from bot.claims.fanout import MOST_PROCESSES, Child, slices, usable_processors
+from bot.claims.parallel import slices
+from bot.parallel import MOST_PROCESSES, Child, usable_processors
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
 
