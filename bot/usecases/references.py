@@ -166,7 +166,8 @@ class ReadApart:
         answer = self._child.answer()
         if answer is None:
             return {}
-        return pickle.loads(answer)  # noqa: S301 - written by this process's own fork, never read from outside
+        readings: dict[str, PageReading] = pickle.loads(answer)  # noqa: S301 - this process's own fork wrote it
+        return readings
 
     def discard(self) -> None:
         self._child.discard()
