@@ -45,7 +45,7 @@ ALLOWED: dict[str, set[str]] = {
     "logs": set(),
     "lifetime": set(),
     "extras": set(),
-    "parallel": set(),
+    "parallel": {"lifetime"},  # what a one-shot process keeps to its end is the process policy's too
     "report": CORE,
     "source": CORE,
     "agent": CORE | INFRASTRUCTURE,

@@ -23,7 +23,8 @@ class Worker(Protocol):
 
 
 class Parallel(Protocol):
-    """Other processes to share a large sweep with, and the collector's policy while the sweep allocates."""
+    """Other processes to share a large sweep with, the collector's policy while the sweep allocates, and what the
+    process keeps to its end."""
 
     @property
     def processes(self) -> int:
@@ -34,6 +35,10 @@ class Parallel(Protocol):
 
     def quiet(self) -> AbstractContextManager[None]:
         """A stretch that allocates many objects forming no cycles: the policy may pause the cyclic collector."""
+
+    def keep(self, *objects: object) -> None:
+        """What a sweep built and no longer needs: a process about to end may keep it to its end rather than
+        free it object by object; a long-running one frees it as usual."""
 
 
 class Serial:
@@ -46,6 +51,9 @@ class Serial:
 
     def quiet(self) -> AbstractContextManager[None]:
         return nullcontext()
+
+    def keep(self, *objects: object) -> None:
+        return None
 
 
 SERIAL: Parallel = Serial()

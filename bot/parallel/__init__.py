@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 
+from ..lifetime import outlive
 from .collector import cyclic_gc_paused
 from .fork import MOST_PROCESSES, Child, usable_processors
 
@@ -18,7 +19,8 @@ __all__ = ["MOST_PROCESSES", "Child", "Forking", "cyclic_gc_paused", "usable_pro
 
 
 class Forking:
-    """Share a sweep among `processes` forked processes (1: none forked), the cyclic collector paused meanwhile."""
+    """Share a sweep among `processes` forked processes (1: none forked), the cyclic collector paused meanwhile; what
+    the sweep built is left to the process's end when it is a one-shot command's (`bot.lifetime`)."""
 
     def __init__(self, processes: int = 1) -> None:
         self.processes = processes
@@ -32,3 +34,6 @@ class Forking:
 
     def quiet(self) -> AbstractContextManager[None]:
         return cyclic_gc_paused()
+
+    def keep(self, *objects: object) -> None:
+        outlive(*objects)

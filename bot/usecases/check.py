@@ -13,7 +13,6 @@ from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
 from ..ground.reading import reading_context
-from ..lifetime import outlive
 from ..parallel import Forking
 from ..source import Source
 from ..source.git import GitError, GitRepository, LocalSource
@@ -57,7 +56,8 @@ async def check(
     index = await memory.index(sidecar_blobs(head, options.wiki_dir)) if memory is not None else None
     await source.fetch(head, wiki_reads(head, options.wiki_dir, change, options, index))
     # the collector paused while the sweep allocates, its files shared among `processes` when it is large
-    sweeper = Sweeper(head, change, options, index=index, parallel=Forking(processes))
+    parallel = Forking(processes)
+    sweeper = Sweeper(head, change, options, index=index, parallel=parallel)
     readings = None
     if memory is not None and change is None:
         sweeper.verdicts = await memory.verdicts(sweeper.verdict_context)
@@ -85,7 +85,7 @@ async def check(
             apart.discard()  # taken by now, unless something failed: then stopped
     if memory is not None and index is not None:
         await memory.keep(index, sweeper.verdicts, readings)
-    outlive(sweeper, wiki)  # a one-shot command's process ends soon: not freed here, object by object
+    parallel.keep(sweeper, wiki)  # a one-shot command's process ends soon: not freed here, object by object
     return report
 
 

@@ -64,6 +64,9 @@ class Inline:
 
         return quiet()
 
+    def keep(self, *objects: object) -> None:
+        return None
+
 
 def _sweep(parallel: Parallel) -> SweepReport:
     sweeper = Sweeper(MemorySnapshot(every_kind_of_result(), label="head"), None, SweepOptions(), parallel=parallel)
