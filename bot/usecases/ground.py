@@ -20,7 +20,7 @@ from ..claims.pages import page_argument, sidecar_for
 from ..claims.sidecar import page_version
 from ..claims.snapshot import Kind, Snapshot
 from ..claims.snippet import is_snippet
-from ..claims.sweep import LoadedPage, SnapshotReader, load_wiki
+from ..claims.sweep import LoadedPage, SnapshotReader, Wiki, load_wiki
 from ..fix.engine import Usage
 from ..fix.view import CodeView
 from ..fix.work import page_text
@@ -95,20 +95,7 @@ async def prepare_ground(
     reader = SnapshotReader(head, options)
     taken = {c.id for page in wiki.pages if page.sidecar for c in page.sidecar.claims}
     holding = {p.page: not any(c.verdict.needs_attention for c in p.claims) and not p.error for p in report.pages}
-    settled: list[str] = []
-    if pages:
-        chosen = [page_argument(p, wiki_dir) for p in pages]
-        waiting: list[str] = []
-    else:
-        # A page whose only claims are its copied code blocks is still to be grounded: its prose has none.
-        copies_only = [
-            page.page for page in wiki.pages
-            if page.sidecar and page.sidecar.claims and all(is_snippet(c.statement) for c in page.sidecar.claims)
-        ]  # fmt: skip
-        ungrounded = sorted({*wiki.ungrounded, *copies_only}, key=collation_key)
-        settled = await settled_pages(source, head, ungrounded, wiki_dir)
-        left = [p for p in ungrounded if p not in settled]
-        chosen, waiting = left[:max_pages], left[max_pages:]
+    chosen, waiting, settled = await _chosen(source, head, wiki, pages, wiki_dir, max_pages)
     loaded = {p.page: p for p in wiki.pages}
     quote_paths = [quotes_path(p, wiki_dir) for p in chosen]
     await source.fetch(head, [*chosen, *quote_paths])
@@ -128,27 +115,11 @@ async def prepare_ground(
     view = CodeView(reader, sorted(citable), fetch)  # the tools search every file evidence may cite
     work = []
     for page in sorted(chosen, key=collation_key):
-        entry = head.entry(page)
-        item = GroundWork(page, sidecar_for(page, wiki_dir), "")
-        if entry is None or entry.kind is not Kind.FILE:
-            item.problem = f"{page} is not a page of {head.label}"
-            work.append(item)
-            continue
-        data = head.read(page)
-        item.text, item.problem = page_text(data)
-        known = loaded.get(page)
-        if known is not None:
-            item.sidecar = known.sidecar
-            if known.error:
-                item.problem = known.error
-        quotes = quotes_path(page, wiki_dir)
-        if head.entry(quotes) is not None:
-            try:
-                item.quotes = parse_quotes(head.read(quotes), quotes)
-            except QuotesError as exc:
-                item.problem = str(exc)
-        item.references = references(page, item.text, paths, index, skip=lambda path: rules.problem(path) is not None)
-        item.candidates = candidates(item.references, item.text, evidence_paths, index)
+        item, is_page = _page_work(head, page, wiki_dir, loaded.get(page))
+        if is_page:
+            skip = lambda path: rules.problem(path) is not None  # noqa: E731 - evidence may not cite it
+            item.references = references(page, item.text, paths, index, skip=skip)
+            item.candidates = candidates(item.references, item.text, evidence_paths, index)
         work.append(item)
     others = [p for p in doc_pages(head, wiki_dir, options.max_file_bytes)[0] if page_kind(p) != "markdown"]
     bindable = await _bindable(source, head, [p for p in loaded if p not in chosen], loaded, wiki_dir)
@@ -157,6 +128,50 @@ async def prepare_ground(
     ]
     snippets = SnippetIndex({p: head.read(p) for p in sources}, block_lines(blocks))
     return GroundInputs(work, waiting, view, index, taken, holding, settled, others, snippets, bindable)
+
+
+async def _chosen(
+    source: Source, head: Snapshot, wiki: Wiki, pages: Sequence[str], wiki_dir: str, max_pages: int
+) -> tuple[list[str], list[str], list[str]]:
+    """The pages to ground this run, those left for the next, and those grounding read whole already (settled):
+    the named pages, else the next `max_pages` without claims."""
+    if pages:
+        return [page_argument(p, wiki_dir) for p in pages], [], []
+    # A page whose only claims are its copied code blocks is still to be grounded: its prose has none.
+    copies_only = [
+        page.page for page in wiki.pages
+        if page.sidecar and page.sidecar.claims and all(is_snippet(c.statement) for c in page.sidecar.claims)
+    ]  # fmt: skip
+    ungrounded = sorted({*wiki.ungrounded, *copies_only}, key=collation_key)
+    settled = await settled_pages(source, head, ungrounded, wiki_dir)
+    left = [p for p in ungrounded if p not in settled]
+    return left[:max_pages], left[max_pages:], settled
+
+
+def _page_work(head: Snapshot, page: str, wiki_dir: str, known: LoadedPage | None) -> tuple[GroundWork, bool]:
+    """A page to ground, read: its text, its sidecar and its quotes file, and the problem that stops it if any;
+    False when it is no page at all (no file of that name)."""
+    item = GroundWork(page, sidecar_for(page, wiki_dir), "")
+    entry = head.entry(page)
+    if entry is None or entry.kind is not Kind.FILE:
+        item.problem = f"{page} is not a page of {head.label}"
+        return item, False
+    item.text, item.problem = page_text(head.read(page))
+    if known is not None:
+        item.sidecar = known.sidecar
+        if known.error:
+            item.problem = known.error
+    _read_quotes(head, item, quotes_path(page, wiki_dir))
+    return item, True
+
+
+def _read_quotes(head: Snapshot, item: GroundWork, quotes: str) -> None:
+    """The page's quotes file, when it has one, into `item` (or the reason it cannot be read as its problem)."""
+    if head.entry(quotes) is not None:
+        try:
+            item.quotes = parse_quotes(head.read(quotes), quotes)
+        except QuotesError as exc:
+            item.problem = str(exc)
 
 
 async def _bindable(
@@ -174,12 +189,7 @@ async def _bindable(
             continue
         item = GroundWork(page, sidecar_for(page, wiki_dir), "", sidecar=loaded[page].sidecar)
         item.text, item.problem = page_text(head.read(page))
-        quotes = quote_paths[page]
-        if head.entry(quotes) is not None:
-            try:
-                item.quotes = parse_quotes(head.read(quotes), quotes)
-            except QuotesError as exc:
-                item.problem = str(exc)
+        _read_quotes(head, item, quote_paths[page])
         works.append(item)
     return works
 
