@@ -37,11 +37,10 @@ class EventChange:
     sender: str | None = None  # who caused the event
 
 
-def _name(value: str, where: str) -> str:
+def _name(value: str, where: str) -> None:
     """A branch or ref name git sees on its command line: never an option, nor a control character."""
     if len(value) > 1024 or _CONTROL.search(value) or value[0] == "-":
         raise ActionError(f"the event payload's {where} is not a branch name")
-    return value
 
 
 def _refused(exc: ValidationError) -> ActionError:
