@@ -38,14 +38,15 @@ class EventChange:
 
 
 def _name(value: str, where: str) -> None:
-    """A branch or ref name git sees on its command line: never an option, nor a control character."""
-    if len(value) > 1024 or _CONTROL.search(value) or value[0] == "-":
+    """A branch or ref name git sees on its command line: never an option, nor a control character (its length,
+    1 to 1,024 characters, the payload model's `GitRef` has checked)."""
+    if _CONTROL.search(value) or value[0] == "-":
         raise ActionError(f"the event payload's {where} is not a branch name")
 
 
 def _refused(exc: ValidationError) -> ActionError:
     """The first field of the payload that does not fit, named in the Action's words."""
-    where = ".".join(str(part) for part in exc.errors(include_url=False)[0]["loc"])
+    where = ".".join(str(part) for part in exc.errors()[0]["loc"])
     field = where.rpartition(".")[2]
     if where == "pull_request":
         return ActionError("the event payload has no pull_request")
