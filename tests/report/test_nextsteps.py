@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
+from bot.claims.snippet import snippet_statement
 from bot.claims.verdicts import OpenWikiVerdict, Verdict
 from bot.report.nextsteps import HEADING, next_steps
 
@@ -99,3 +100,22 @@ def test_a_renamed_reference_is_for_fix_and_a_removed_one_for_a_person() -> None
     assert len(both) == 4 and "correct the page" in both[2]
     note = removed._replace(attention=False, note="a bare word")
     assert next_steps(SweepReport("working tree", "v1", "docs", (), broken_references=(note,))) == []
+
+
+def _copy(n: int, verdict: Verdict) -> ClaimResult:
+    return _claim(n, verdict)._replace(statement=snippet_statement(10 * n, "src/a.py", ((n, n + 2),)))
+
+
+def test_a_stale_copied_block_is_the_fixs_to_rewrite_without_a_model_and_a_gone_one_a_persons() -> None:
+    assert next_steps(_report(_copy(1, Verdict.STALE)), ["--wiki-dir", "docs"]) == [
+        HEADING,
+        "  copied code blocks: `wikiwarden fix --wiki-dir docs` rewrites each stale block from the code it copies (no "
+        "model needed)",
+    ]
+    gone = next_steps(_report(_copy(1, Verdict.UNRESOLVED), _copy(2, Verdict.UNRESOLVED)))
+    assert gone == [HEADING, "  copied code blocks whose code is gone: correct the page, then `wikiwarden claim retract ID`"]
+    one = next_steps(_report(_copy(3, Verdict.UNRESOLVED)))
+    assert one[1].endswith(f"`wikiwarden claim retract claim_{3:032x}`")
+    mixed = next_steps(_report(_claim(1, Verdict.STALE), _copy(2, Verdict.STALE)))
+    assert mixed[1].startswith(f"  stale, unresolved: `wikiwarden claim show claim_{1:032x}`")  # the prose claim alone
+    assert mixed[3].startswith("  copied code blocks: `wikiwarden fix` rewrites")
