@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..claims.pages import require_wiki_folder
-from ..report.wording import plural
+from ..report.okf import sync_lines, validation_json, validation_text
 from .common import EXIT_ATTENTION, EXIT_OK, UsageError, open_repo, sweep_options, wiki_dir_of, write_json
 
 if TYPE_CHECKING:
@@ -34,20 +34,9 @@ def _validate(args: argparse.Namespace) -> int:
     problems = validate_okf(folder)
     errors = [p for p in problems if p.severity == "error"]
     if args.format == "json":
-        document = {
-            "bundle": str(shown),
-            "errors": len(errors),
-            "warnings": len(problems) - len(errors),
-            "problems": [
-                {"file": p.path, "field": p.field, "problem": p.problem, "severity": p.severity} for p in problems
-            ],
-        }
-        write_json(document)
+        write_json(validation_json(problems, str(shown)))
     else:
-        for p in problems:
-            where = f"{p.path}: {p.field}" if p.field else p.path
-            print(f"{p.severity}: {where}: {p.problem}")
-        print(f"{shown}: {plural(len(errors), 'error')}, {plural(len(problems) - len(errors), 'warning')}")
+        sys.stdout.write(validation_text(problems, str(shown)))
     return EXIT_ATTENTION if errors else EXIT_OK
 
 
@@ -82,23 +71,8 @@ def _sync(args: argparse.Namespace) -> int:
         plan = sync_okf(
             repo, options.wiki_dir, dry_run=args.dry_run, init=args.init, max_file_bytes=options.max_file_bytes
         )
-    verb = "would write" if args.dry_run or plan.held else "wrote"
-    if args.dry_run or not plan.held:
-        for path in sorted(plan.writes):
-            print(f"{verb} {path}")
-        for path, why in plan.kept:  # a person's page where an index goes: left on purpose, not a problem
-            print(f"left as it is: {path}: {why}")
-    for path, problem in plan.problems:
-        print(f"left as it is: {path}: {problem}", file=sys.stderr)
-    if not plan.writes:
-        print("everything is up to date")
-    elif plan.held:  # a person's folder, and nothing asked sync to write into it: say so, nothing is wrong
-        pages, indexes = plan.counts()
-        print(
-            f"{options.wiki_dir}/ is not an OpenWiki wiki (no .last-update.json, no index.md OpenWiki or Wikiwarden "
-            f"wrote): okf sync would add front matter to {plural(pages, 'page')} and indexes to "
-            f"{plural(indexes, 'folder')}; run `{_init_command(args)}` to do so"
-        )
+    for to_stderr, line in sync_lines(plan, options.wiki_dir, args.dry_run, _init_command(args)):
+        print(line, file=sys.stderr if to_stderr else sys.stdout)
     return EXIT_ATTENTION if plan.problems else EXIT_OK
 
 
