@@ -78,6 +78,10 @@ class Site:
             return any(_sphinx_match(pattern, relative) for pattern in self.sphinx_excludes)
         return self.exclude.ignored(relative)
 
+    def left_out(self, path: str) -> bool:
+        """A page inside the folder the builder reads that it does not publish (excluded: a fragment, a draft)."""
+        return self.kind is not None and self.relative(path) is not None and self.excluded(path)
+
     def in_blog(self, path: str) -> bool:
         """A page or folder inside a blog plugin's folder (its index, its posts, its archive)."""
         return any(_under(path, folder) for folder in self.blog_dirs)
