@@ -229,8 +229,9 @@ def mkdocs_site(name: str, read: Reader) -> Site:
             break
         chain.append(parent_path)
     root = posixpath.dirname(name)
-    docs = merged.get("docs_dir", "docs")
-    docs_dir = _joined(root, docs.strip().strip("/")) if isinstance(docs, str) and docs.strip() else _joined(root, "docs")
+    docs = merged.get("docs_dir")
+    docs = docs.strip().strip("/") if isinstance(docs, str) and docs.strip() else "docs"
+    docs_dir = _joined(root, docs)
     exclude = _MKDOCS_ALWAYS_EXCLUDED + _patterns(merged.get("exclude_docs"))
     not_in_nav = _patterns(merged.get("not_in_nav"))
     blogs, posts = _blogs(merged.get("plugins"), docs_dir)

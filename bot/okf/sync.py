@@ -26,6 +26,10 @@ from .project import normalize_concept, producer_prefix, project_sources, projec
 
 PERSONS_INDEX = "a page of its own, not an index OpenWiki or Wikiwarden wrote: never overwritten"
 LAST_UPDATE = ".last-update.json"  # OpenWiki's record of its last run, in the wiki folder
+# What `okf sync --init` leaves in a person's folder it made OKF (a dot folder: no site publishes it), so later runs
+# know its pages take OKF front matter even where no generated index was written (a docs site's own index.md).
+OKF_MARKER = ".wikiwarden/okf.json"
+OKF_MARKER_CONTENT = b'{"okf_version": "0.2", "made_by": "wikiwarden okf sync --init"}\n'
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,12 @@ class Recognition:
 
     last_update: bool = False
     generated_indexes: tuple[str, ...] = ()
+    made_okf: bool = False  # `okf sync --init` made it OKF (its marker, OKF_MARKER)
 
     @property
     def is_openwiki_wiki(self) -> bool:
-        """Sync brings it up to date unasked."""
-        return self.last_update or bool(self.generated_indexes)
+        """An OKF wiki: sync brings it up to date unasked, and its pages take OKF front matter."""
+        return self.last_update or bool(self.generated_indexes) or self.made_okf
 
     @property
     def pages_by_openwiki(self) -> bool:
@@ -59,7 +64,7 @@ def recognise(files: Mapping[str, bytes], wiki_dir: str) -> Recognition:
         parts = path[len(wiki_dir) + 1 :].split("/")
         if parts[-1] == INDEX and not any(p.startswith(".") for p in parts) and is_generated_index(files[path]):
             generated.append(path)
-    return Recognition(f"{wiki_dir}/{LAST_UPDATE}" in files, tuple(generated))
+    return Recognition(f"{wiki_dir}/{LAST_UPDATE}" in files, tuple(generated), f"{wiki_dir}/{OKF_MARKER}" in files)
 
 
 @dataclass

@@ -60,3 +60,70 @@ def test_a_change_breaking_what_a_fragment_names_is_reported_on_the_fragment(sit
     run = cli("check", "--repo", site.root, "--base", "v1", "--verbose")
     assert run.code == 1, run.out
     assert "docs/snippets/install.md:1  acme.core.build()" in run.out
+
+
+RETRY_PY = '''"""Retries."""
+
+
+def retry(call, attempts=3):
+    """Call `call` until it succeeds."""
+    for attempt in range(attempts):
+        result = call(attempt)
+        if result is not None:
+            return result
+    raise RuntimeError("gave up")
+'''
+BLOCK = '''```python
+def retry(call, attempts=3):
+    """Call `call` until it succeeds."""
+    for attempt in range(attempts):
+        result = call(attempt)
+        if result is not None:
+            return result
+    raise RuntimeError("gave up")
+```
+'''
+
+
+@pytest.fixture
+def copied(site: GitRepo) -> GitRepo:
+    """The site with the same block copied on a page with front matter, a blog post and a changelog."""
+    site.write("src/acme/retry.py", RETRY_PY)
+    site.write("docs/guide/retry.md", "---\ntitle: Retrying\n---\n\n# Retrying\n\n" + BLOCK)
+    site.write("docs/blog/posts/retries.md", "---\ndate: 2024-01-01\n---\n\n# Retries are here\n\n" + BLOCK)
+    site.write("docs/changelog.md", "# Changelog\n\n## 1.0\n\n" + BLOCK)
+    site.commit("copies", tag="v2")
+    return site
+
+
+def test_ground_without_a_model_binds_only_a_published_page_and_writes_no_front_matter(copied: GitRepo, cli) -> None:
+    pages = {p: copied.read(p) for p in ("docs/guide/retry.md", "docs/blog/posts/retries.md", "docs/changelog.md")}
+    dry = cli("ground", "--repo", copied.root, "--dry-run")
+    assert (
+        "would bind 1 code block copied from the source on 1 page as snippet claims; would write "
+        "docs/.claims/guide/retry.json, docs/.wikiwarden/quotes/guide/retry.json" in dry.out
+    ), dry.out
+    assert "bound 1" not in dry.out and not (copied.root / "docs/.claims").exists()
+    run = cli("ground", "--repo", copied.root)
+    assert (
+        "bound 1 code block copied from the source on 1 page as snippet claims; wrote "
+        "docs/.claims/guide/retry.json, docs/.wikiwarden/quotes/guide/retry.json" in run.out
+    ), run.out
+    assert "left docs/blog/posts/retries.md unbound: history" in run.out
+    assert "left docs/changelog.md unbound: history" in run.out
+    assert {p: copied.read(p) for p in pages} == pages  # no page written: no `sources`, no `generated`
+    assert copied.git("status", "--porcelain").splitlines() == ["?? docs/.claims/", "?? docs/.wikiwarden/"]
+
+
+def test_fix_rewrites_only_the_copied_lines_of_a_site_page_with_front_matter(copied: GitRepo, cli) -> None:
+    assert cli("ground", "--repo", copied.root).code in (0, 1)
+    copied.commit("bound", tag="v3")
+    copied.write(
+        "src/acme/retry.py", RETRY_PY.replace('raise RuntimeError("gave up")', 'raise TimeoutError("gave up")')
+    )
+    copied.commit("TimeoutError")
+    before = copied.read("docs/guide/retry.md").decode()
+    run = cli("fix", "--repo", copied.root, "--base", "v3")
+    after = copied.read("docs/guide/retry.md").decode()
+    assert after == before.replace('raise RuntimeError("gave up")', 'raise TimeoutError("gave up")'), run.out
+    assert copied.read("docs/changelog.md").decode().count("RuntimeError") == 1  # history: left as written

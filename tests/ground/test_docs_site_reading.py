@@ -121,4 +121,6 @@ def test_a_conf_py_that_does_not_parse_reads_as_sphinx_defaults() -> None:
 
 def test_no_site_publishes_every_page() -> None:
     site = read_site(reader({}))
-    assert site.kind is None and site.docs_dir is None and site.published("docs/a.md") and not site.excluded("docs/a.md")
+    assert (
+        site.kind is None and site.docs_dir is None and site.published("docs/a.md") and not site.excluded("docs/a.md")
+    )
