@@ -210,8 +210,11 @@ def _add_okf(commands: _Commands) -> None:
         "when it holds OpenWiki's .last-update.json or an index.md in the form OpenWiki (or an earlier sync) writes; "
         "any other folder, a person's docs site, is written only with --init. An index.md goes only into a folder "
         "with pages, in it or below; a title comes only from a real level-one heading, never from a code block; "
-        "openwiki_generated is stamped only on pages OpenWiki wrote (the folder holds .last-update.json). Exit 0 "
-        "when nothing is wrong, 1 when a page could not be handled, 2 on usage errors.",
+        "openwiki_generated is stamped only on pages OpenWiki wrote (the folder holds .last-update.json). On a MkDocs "
+        "or Sphinx site, sync reads the site as its builder does: blog posts, include fragments and pages the site "
+        "excludes are left as they are, and no new index.md is written unless --indexes asks (never in a blog's "
+        "folder or one the site leaves out). Exit 0 when nothing is wrong, 1 when a page could not be handled, 2 on "
+        "usage errors.",
     )
     _common(sync, repo_default=None)
     sync.add_argument(
@@ -221,8 +224,14 @@ def _add_okf(commands: _Commands) -> None:
     sync.add_argument(
         "--init",
         action="store_true",
-        help="sync a folder that is not an OpenWiki wiki (a person's docs site): its pages get `type` and `title`, "
-        "never `openwiki_generated`",
+        help="sync a folder that is not an OpenWiki wiki (a person's docs site): its pages get `type` and `title` "
+        "(plain text), never `openwiki_generated`; the folder is an OKF wiki from then on",
+    )
+    sync.add_argument(
+        "--indexes",
+        action="store_true",
+        help="on a docs site, also write a new index.md into each folder the site publishes that has none (the site "
+        "then publishes them as pages)",
     )
 
 

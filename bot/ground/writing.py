@@ -56,6 +56,14 @@ class WritingRules:
             return "the site does not publish it (an include fragment or an excluded page): read through its includers"
         return None
 
+    def why_left(self, page: str) -> str | None:
+        """Why `okf sync` leaves a page of a docs site as it is (None: it may be given OKF front matter)."""
+        if self.is_history(page):
+            return "history (a changelog, release notes or a blog's page): never rewritten"
+        if self.site.left_out(page):
+            return "the site does not publish it (an include fragment or an excluded page): no front matter"
+        return None
+
     def may_create_index(self, folder: str, asked: bool) -> bool:
         """Whether a new `index.md` may be written in `folder`: always in an OpenWiki wiki with no site; on a docs
         site only when asked, in a folder the site publishes and no blog's."""

@@ -16,7 +16,7 @@ folder (a person's docs site) only when asked to (`--init`); only pages OpenWiki
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..claims.sidecar import Sidecar, page_version, render_sidecar
@@ -110,14 +110,23 @@ def plan_sync(
     language: str = "en",
     *,
     pages_by_openwiki: bool = True,
+    leave: Callable[[str], str | None] | None = None,
+    may_create_index: Callable[[str], bool] | None = None,
 ) -> SyncPlan:
     """Everything sync would write. `pages_by_openwiki` says the pages are OpenWiki's (see `Recognition`); when
-    they are a person's, a page without `type` gets `type` and `title` but never `openwiki_generated`."""
+    they are a person's, a page without `type` gets `type` and `title` but never `openwiki_generated`. On a docs
+    site (`bot.ground.writing`): `leave` says why a page is left as it is (history, an include fragment, a page the
+    site does not publish; nor listed in an index), `may_create_index` whether a folder may get a new index."""
     plan = SyncPlan()
     updated = dict(files)
     for path in sorted(files):
         parts = path[len(wiki_dir) + 1 :].split("/")
         if any(part.startswith(".") for part in parts[:-1]) or not is_indexed_page(parts[-1]):
+            continue
+        why = leave(path) if leave is not None else None
+        if why is not None:
+            plan.kept.append((path, why))
+            del updated[path]
             continue
         try:
             text = files[path].decode("utf-8")
@@ -138,7 +147,7 @@ def plan_sync(
             if page is not None:
                 refreshed = Sidecar(page_version(content), page.sidecar.claims, page.sidecar.verification)
                 plan.writes[page.sidecar_path] = render_sidecar(refreshed)
-    indexes = plan_indexes(updated, wiki_dir, language)
+    indexes = plan_indexes(updated, wiki_dir, language, may_create_index)
     plan.writes.update(indexes.writes)
     plan.kept.extend((path, PERSONS_INDEX) for path in indexes.kept)
     return plan

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR
 from ..claims.snapshot import Kind, Snapshot
 from ..ground.formats import page_kind
-from ..ground.site import Site, read_site
+from ..ground.site import Site
+from .site import snapshot_site
 
 WORKFLOW_PATH = ".github/workflows/wikiwarden.yml"
 PRE_COMMIT_PATH = ".pre-commit-config.yaml"
@@ -70,16 +71,6 @@ class InitPlan:
     writes: dict[str, str] = field(default_factory=dict)
     kept: list[tuple[str, str]] = field(default_factory=list)  # (path, what to do by hand)
     site: list[str] = field(default_factory=list)  # what the site's builder leaves out, as checks will read it
-
-
-def snapshot_site(snapshot: Snapshot) -> Site:
-    """The docs site of a working tree or commit, read through its snapshot."""
-
-    def read(path: str) -> bytes | None:
-        entry = snapshot.entry(path)
-        return snapshot.read(path) if entry is not None and entry.kind is Kind.FILE else None
-
-    return read_site(read)
 
 
 def _holds_pages(snapshot: Snapshot, folder: str) -> bool:

@@ -15,6 +15,16 @@ from ..okf.sync import LAST_UPDATE, OKF_MARKER, Recognition, recognise
 from ..source import Source
 
 
+def snapshot_site(snapshot: Snapshot) -> Site:
+    """The docs site of a working tree or commit whose files are at hand (a local snapshot), read directly."""
+
+    def read(path: str) -> bytes | None:
+        entry = snapshot.entry(path)
+        return snapshot.read(path) if entry is not None and entry.kind is Kind.FILE else None
+
+    return read_site(read)
+
+
 async def load_site(source: Source, head: Snapshot) -> Site:
     """The site at `head`: each file the reading asks for is fetched, and the reading done again, until it asks
     for nothing new (an INHERIT chain is fetched one file a round, at most `MAX_INHERIT` rounds)."""

@@ -127,3 +127,29 @@ def test_fix_rewrites_only_the_copied_lines_of_a_site_page_with_front_matter(cop
     after = copied.read("docs/guide/retry.md").decode()
     assert after == before.replace('raise RuntimeError("gave up")', 'raise TimeoutError("gave up")'), run.out
     assert copied.read("docs/changelog.md").decode().count("RuntimeError") == 1  # history: left as written
+
+
+def test_okf_sync_init_on_a_material_site_leaves_the_blog_fragments_and_publishes_no_new_page(
+    site: GitRepo, cli
+) -> None:
+    site.write("docs/install.md", "# Install **Acme** with `pip`\n\nRun it.\n")
+    site.commit("an install page")
+    before = {p: site.read(p) for p in ("docs/snippets/install.md", "docs/blog/posts/launch.md", "docs/index.md")}
+    run = cli("okf", "sync", "--repo", site.root, "--init")
+    assert run.code == 0, run.err
+    written = sorted(line.removeprefix("wrote ") for line in run.out.splitlines() if line.startswith("wrote "))
+    assert written == [
+        "docs/.wikiwarden/okf.json",
+        "docs/guide/config.md",
+        "docs/guide/setup.md",
+        "docs/guide/use.md",
+        "docs/install.md",
+    ], run.out
+    assert site.read("docs/install.md").decode().startswith('---\ntype: "Reference"\ntitle: "Install Acme with pip"\n')
+    assert {p: site.read(p) for p in before} == before  # the fragment, the post, the person's home page
+    assert "left as it is: docs/blog/posts/launch.md: history" in run.out
+    assert "left as it is: docs/snippets/install.md: the site does not publish it" in run.out
+    site.commit("synced")
+    again = cli("okf", "sync", "--repo", site.root, "--indexes")  # an OKF wiki now: synced unasked
+    assert again.code == 0, again.err
+    assert [line for line in again.out.splitlines() if line.startswith("wrote ")] == ["wrote docs/guide/index.md"]
