@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..claims.ignore import IgnoreRules
-from ..okf.yaml12 import YAMLError, load_yaml, yaml_problem
 
 MKDOCS_CONFIGS = ("mkdocs.yml", "mkdocs.yaml")
 SPHINX_FOLDERS = ("docs", "doc", "documentation", "docs/source", "doc/source", "source", ".")
@@ -253,6 +252,8 @@ def _yaml_mapping(path: str, data: bytes, problems: list[str]) -> dict[str, Any]
     if len(data) > MAX_CONFIG_BYTES:
         problems.append(f"{path}: {len(data):,} bytes, over {MAX_CONFIG_BYTES:,}: not read")
         return {}
+    from ..okf.yaml12 import YAMLError, load_yaml, yaml_problem  # noqa: PLC0415 - YAML only for a site that has one
+
     try:
         loaded = load_yaml(data.decode("utf-8", "replace"), unknown_tags=True)
     except YAMLError as exc:

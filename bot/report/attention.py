@@ -20,6 +20,7 @@ from ..claims.resources import parse_resource
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
 from ..claims.snippet import snippet_wording
 from ..claims.verdicts import Verdict
+from ..ground.silence import silencing_advice
 from .phrasing import REANCHOR_HINT, broken_note, diff_lines
 from .wording import one_line
 
@@ -194,7 +195,7 @@ def _reference_finding(report: SweepReport, ref: BrokenReference, text: Callable
 
 def reference_advice(ref: BrokenReference) -> str:
     """What to do about a broken reference that fails the check."""
-    silence = "or, if the page is right, silence it with <!-- wikiwarden: ignore --> on its line"
+    silence = "or, if the page is right, silence it with " + silencing_advice(ref.page)[0].replace("`", "")
     if ref.what == "renamed" and ref.renamed_to:
         return f"`wikiwarden fix` rewrites the mention to the new name; {silence}."
     return f"Correct the page, {silence}."
