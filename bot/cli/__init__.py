@@ -127,13 +127,13 @@ def _add_claim(commands: _Commands) -> None:
     add.add_argument("resources", nargs="+", metavar="RESOURCE", help="evidence, e.g. repo://src/x.py#L10-L24")
     confirm = claim_commands.add_parser("confirm", help="re-baseline a claim's evidence to the code as it is now")
     _common(confirm)
-    confirm.add_argument("id")
+    confirm.add_argument("id", help="the claim's id (claim_…), as check, claim list and the sidecar name it")
     confirm.add_argument(
         "--base", metavar="REV", help="follow the evidence through the change from this commit (renames, moves) first"
     )
     retract = claim_commands.add_parser("retract", help="remove a claim")
     _common(retract)
-    retract.add_argument("id")
+    retract.add_argument("id", help="the claim's id (claim_…), as check, claim list and the sidecar name it")
     show = claim_commands.add_parser(
         "show",
         help="a claim's evidence: the text it recorded beside the text there now, and the diff",
@@ -142,13 +142,15 @@ def _add_claim(commands: _Commands) -> None:
         "and the text there now, side by side and as a diff, to decide between `claim confirm` and `claim retract`.",
     )
     _common(show)
-    show.add_argument("id")
+    show.add_argument("id", help="the claim's id (claim_…), as check, claim list and the sidecar name it")
     show.add_argument("--base", metavar="REV", help="look for the recorded text in this commit, and follow the "
                       "evidence through the change from it (renames, moves)")  # fmt: skip
     show.add_argument("--format", choices=("text", "json"), default="text")
     listing = claim_commands.add_parser("list", help="list claims, of one page or of the whole wiki")
     _common(listing)
-    listing.add_argument("page", nargs="?")
+    listing.add_argument(
+        "page", nargs="?", help="one page's claims (openwiki/x.md, /openwiki/x.md or x.md); default: every page's"
+    )
     listing.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -256,8 +258,11 @@ def _add_serve(commands: _Commands) -> None:
 def _add_worker(commands: _Commands) -> None:
     commands.add_parser(
         "worker",
-        help="run jobs from the Redis queue (WIKIWARDEN_QUEUE_BACKEND=redis); serve enqueues them",
-        description="Runs check and fix jobs that `wikiwarden serve` put on the Redis queue. Health and metrics: "
+        help="run check, fix and grounding jobs from the Redis queue (WIKIWARDEN_QUEUE_BACKEND=redis); serve "
+        "enqueues them",
+        description="Runs the check, fix and grounding jobs that `wikiwarden serve` put on the Redis queue (grounding: "
+        "the check run's Ground button, or a push to the default branch leaving pages without claims under "
+        "`ground: auto`). Health and metrics: "
         "GET /healthz and /metrics on WIKIWARDEN_WORKER_PORT. SIGTERM stops it gracefully.",
     )
 

@@ -3,6 +3,8 @@ INHERITed config are read through the pages including them, blog posts are histo
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import GitRepo
 
@@ -153,3 +155,34 @@ def test_okf_sync_init_on_a_material_site_leaves_the_blog_fragments_and_publishe
     again = cli("okf", "sync", "--repo", site.root, "--indexes")  # an OKF wiki now: synced unasked
     assert again.code == 0, again.err
     assert [line for line in again.out.splitlines() if line.startswith("wrote ")] == ["wrote docs/guide/index.md"]
+
+
+def test_check_with_docs_and_no_settings_points_to_init_and_the_folder(repo: GitRepo, cli) -> None:
+    repo.write("docs/index.md", "# Docs\n")
+    repo.commit("docs, no settings")
+    run = cli("check", "--repo", repo.root)
+    assert run.code == 2
+    assert (
+        "the wiki folder openwiki/ does not exist and no .github/wikiwarden.yml names one; the docs look to be in "
+        "docs/ (its name): run `wikiwarden init` to write the settings naming it, or check it now with --wiki-dir "
+        "docs" in run.err
+    ), run.err
+    named = cli("check", "--repo", repo.root, "--wiki-dir", "openwiki")  # named on purpose: no guess
+    assert named.code == 2 and "wikiwarden init" not in named.err
+    assert cli("init", "--repo", repo.root).code == 0
+    assert cli("check", "--repo", repo.root).code == 0
+
+
+def test_sarif_places_a_stale_copied_block_at_its_line_on_the_page(copied: GitRepo, cli) -> None:
+    cli("ground", "--repo", copied.root)
+    copied.commit("bound", tag="v3")
+    copied.write(
+        "src/acme/retry.py", RETRY_PY.replace('raise RuntimeError("gave up")', 'raise TimeoutError("gave up")')
+    )
+    copied.commit("TimeoutError")
+    run = cli("check", "--repo", copied.root, "--base", "v3", "--format", "sarif")
+    (result,) = [r for r in json.loads(run.out)["runs"][0]["results"] if r["ruleId"] == "wikiwarden/stale"]
+    (related,) = result["relatedLocations"]
+    assert related["physicalLocation"]["artifactLocation"]["uri"] == "docs/guide/retry.md"
+    lines = copied.read("docs/guide/retry.md").decode().split("\n")
+    assert related["physicalLocation"]["region"]["startLine"] == lines.index("def retry(call, attempts=3):") + 1 == 8
