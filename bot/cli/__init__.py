@@ -184,7 +184,8 @@ def _add_ground(commands: _Commands) -> None:
         "later run continues with the rest). Every claim quotes the page and cites code; quotes, evidence and the "
         "names a statement quotes are checked, versions are computed here. Without a model (WIKIWARDEN_MODEL, "
         "--model; 'none' for none), only the code blocks copied from the source are bound: their sidecars and quotes "
-        "files are written (each named), never a page, a blog post, a changelog or an include fragment; with "
+        "files are written (each named; a page itself only in an OKF wiki, its `sources`), never for a blog post, a "
+        "changelog or an include fragment; with "
         "--dry-run nothing is written and it says what would be. Exit 0 when every page was grounded, 1 when a page "
         "or statement needs a person (or, without a model, when pages are left to ground).",
     )
