@@ -34,6 +34,7 @@ _MKDOCS_ALWAYS_EXCLUDED = ".*\n/templates/\n"
 _BLOG_PLUGINS = frozenset({"blog", "material/blog"})
 _SNIPPET_LINE = re.compile(r"^[ \t]*(;?)-{1,}8<-{1,}[ \t]*(?:(['\"])(.+?)\2)?[ \t]*$")
 _RST_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+(?:include|literalinclude)::[ \t]*(\S+)[ \t]*$", re.M)
+_CURRENT_MODULE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(currentmodule|module)::[ \t]*(\S*)[ \t]*$", re.M)
 _PART_SUFFIX = re.compile(r"(?::-?[0-9]*){1,2}$|:[A-Za-z_][\w-]*$")
 
 
@@ -369,6 +370,27 @@ def _literal(node: ast.expr) -> Any:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def current_modules(text: str) -> list[tuple[int, str | None]]:
+    """A reStructuredText page's `.. currentmodule::` and `.. module::` lines, as (line, module) in page order: from
+    each line on, Sphinx resolves a role's relative name (`:func:`build``) in that module (`None` after
+    `.. currentmodule:: None`, which resets it)."""
+    found: list[tuple[int, str | None]] = []
+    for match in _CURRENT_MODULE.finditer(text):
+        name = match.group(2)
+        found.append((text.count("\n", 0, match.start()) + 1, None if name in ("", "None") else name))
+    return found
+
+
+def current_module(text: str, line: int) -> str | None:
+    """The module Sphinx resolves relative names in at page line `line` (1-based), None when none is set."""
+    module = None
+    for start, name in current_modules(text):
+        if start > line:
+            break
+        module = name
+    return module
 
 
 def fragments(site: Site, pages: Mapping[str, str], paths: Iterable[str]) -> dict[str, list[str]]:

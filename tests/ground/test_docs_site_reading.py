@@ -124,3 +124,14 @@ def test_no_site_publishes_every_page() -> None:
     assert (
         site.kind is None and site.docs_dir is None and site.published("docs/a.md") and not site.excluded("docs/a.md")
     )
+
+
+def test_the_current_module_of_a_sphinx_page_follows_its_directives() -> None:
+    from bot.ground.site import current_module, current_modules
+
+    page = (
+        "API\n===\n\n.. module:: acme\n\n:func:`build`\n\n.. currentmodule:: acme.core\n\n:func:`build`\n\n"
+        ".. py:currentmodule:: None\n\n:func:`acme.core.build`\n"
+    )
+    assert current_modules(page) == [(4, "acme"), (8, "acme.core"), (12, None)]
+    assert [current_module(page, line) for line in (1, 6, 10, 14)] == [None, "acme", "acme.core", None]
