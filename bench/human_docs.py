@@ -208,6 +208,7 @@ def read_labels(path: Path) -> list[Label]:
 class Row:
     repository: str
     pairs: int = 0
+    sweeps: int = 0  # full sweeps of the newest release (--full)
     not_checked: int = 0
     failing: int = 0
     real: int = 0
@@ -224,7 +225,8 @@ def judge(repository: str, records: list[dict[str, object]], labels: list[Label]
     row = Row(repository)
     mine = [label for label in labels if label.repository == repository]
     reports = [r for r in records if "page" in r]
-    row.pairs = sum(1 for r in records if "seconds" in r)
+    row.pairs = sum(1 for r in records if "seconds" in r and r["base"])
+    row.sweeps = sum(1 for r in records if "seconds" in r and not r["base"])
     row.not_checked = sum(1 for r in records if "error" in r)
     row.seconds = sum(float(r["seconds"]) for r in records if "seconds" in r)  # type: ignore[arg-type]
     row.notes = sum(1 for r in reports if not r["attention"])
@@ -256,15 +258,18 @@ def table(rows: list[Row]) -> list[str]:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
-        checked = f"{row.pairs}" + (f" (+{row.not_checked} not checked)" if row.not_checked else "")
+        checked = f"{row.pairs}" + (" + full" if row.sweeps else "")
+        checked += f" (+{row.not_checked} not checked)" if row.not_checked else ""
         lines.append(
             f"| {row.repository} | {checked} | {row.failing} | {row.real} | {row.false} | {len(row.unlabeled)} |"
             f" {row.notes} | {row.caught} of {row.breakage} |"
         )
     real, false = sum(r.real for r in rows), sum(r.false for r in rows)
     caught, breakage = sum(r.caught for r in rows), sum(r.breakage for r in rows)
+    sweeps = sum(r.sweeps for r in rows)
     lines.append(
-        f"| **all** | {sum(r.pairs for r in rows)} | {sum(r.failing for r in rows)} | {real} | {false} |"
+        f"| **all** | {sum(r.pairs for r in rows)}{f' + {sweeps} full' if sweeps else ''} |"
+        f" {sum(r.failing for r in rows)} | {real} | {false} |"
         f" {sum(len(r.unlabeled) for r in rows)} | {sum(r.notes for r in rows)} | {caught} of {breakage} |"
     )
     lines.append("")
@@ -315,10 +320,13 @@ def corpus(args: argparse.Namespace) -> int:
             continue
         records: list[dict[str, object]] = []
         shown_pair = None
-        for found in check_pairs(clone, str(entry["docs"]), itertools.pairwise(tags)):
+        runs: list[tuple[str | None, str]] = list(itertools.pairwise(tags))
+        if args.full:
+            runs.append((None, tags[-1]))
+        for found in check_pairs(clone, str(entry["docs"]), runs):
             record = {"repository": repository, **found}
             records.append(record)
-            pair = f"{record['base']}..{record['head']}"
+            pair = f"{record['base']}..{record['head']}" if record["base"] else f"full sweep of {record['head']}"
             if "error" in record:
                 print(f"{pair}: not checked ({str(record['error'])[:120]})")
             elif "page" in record and (record["attention"] or not args.quiet):
@@ -327,8 +335,9 @@ def corpus(args: argparse.Namespace) -> int:
                     shown_pair = pair
                 print("\n".join(show(record)))
         row = judge(repository, records, labels)
+        sweep = " and a full sweep" if row.sweeps else ""
         print(
-            f"{repository}: {row.pairs} pairs, {row.failing} failing ({row.real} real, {row.false} false,"
+            f"{repository}: {row.pairs} pairs{sweep}, {row.failing} failing ({row.real} real, {row.false} false,"
             f" {len(row.unlabeled)} unlabeled), {row.notes} notes, {row.seconds:.1f} s\n",
             flush=True,
         )
