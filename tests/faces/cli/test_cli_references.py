@@ -4,6 +4,8 @@ the repository's `.github/wikiwarden.yml`, and pages too large to read."""
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 import oneconfig
 import pytest
 from conftest import GitRepo
@@ -245,3 +247,36 @@ def test_what_still_works_under_its_old_name_is_not_broken(repo: GitRepo, cli) -
     repo.commit("BaseCommand gone")
     gone = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
     assert gone.code == 1 and "click.BaseCommand.main()" in gone.out and "Style.parse" not in gone.out
+
+
+HOSTILE = "src/x) [click me](https:/evil.example) (.py"
+
+
+def _markdown(text: str) -> tuple[list[str], list[str]]:
+    """The page's link destinations and code spans, as markdown-it reads them."""
+    from markdown_it import MarkdownIt
+
+    children = [c for t in MarkdownIt("commonmark").parse(text) if t.type == "inline" for c in t.children or []]
+    links = [str(c.attrs["href"]) for c in children if c.type == "link_open"]
+    return links, [c.content for c in children if c.type == "code_inline"]
+
+
+@pytest.mark.parametrize("new", [HOSTILE, "src/a`b.py"])
+def test_fix_writes_a_renamed_path_as_the_one_link_and_code_span_it_is(repo: GitRepo, cli, new: str) -> None:
+    """A rename to a name made to look like Markdown (the review's ``src/x) [click me](https:/evil.example) (.py``)
+    or holding a backtick: fix writes it escaped, the page has exactly the link and code span intended, and the
+    check passes on the fixed page (the link and the span name the renamed file)."""
+    repo.write("src/util.py", UTIL)
+    repo.write("docs/source.md", "# Source\n\nRead `src/util.py` ([here](../src/util.py)).\n")
+    repo.commit("a page naming the code", tag="v1")
+    repo.remove("src/util.py")
+    repo.write(new, UTIL)  # git sees the rename (the review's name holds a folder: `src/x) [click me](https:`)
+    repo.commit("renamed")
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert run.code == 1 and f"src/util.py: renamed by this change to {new}\n" in run.out
+    fixed = cli("fix", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert fixed.code == 0, fixed.out
+    links, codes = _markdown(repo.read("docs/source.md").decode())
+    assert [unquote(link) for link in links] == ["../" + new] and codes == [new]
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert run.code == 0, run.out
