@@ -2,9 +2,11 @@
 
 A file git saw renamed, or a definition renamed with its body unchanged, is known exactly: the page's code span
 or link is rewritten in place, on the line the check found it, written as it was written (`./` and a leading
-`/` kept, a link relative to its page, a fragment or a line range kept, `::` and `#` kept). What cannot be
-rewritten (removed, or not found where the check saw it) is left for a person, and said. Pure: text in, text
-out.
+`/` kept, a link relative to its page, a fragment or a line range kept, `::` and `#` kept), and escaped for where
+it stands, since a name is repository input (`link_destination`, `markdown_code_span`, `rst_literal`,
+`rst_interpreted`, `rst_argument`: a name never becomes a link, span or markup of its own). What cannot be
+rewritten (removed, not found where the check saw it, or a name that cannot stand there) is left for a person,
+and said. Pure: text in, text out.
 """
 
 from __future__ import annotations
