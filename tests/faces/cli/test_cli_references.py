@@ -113,6 +113,46 @@ def test_a_baseline_lets_an_existing_repository_start_clean(docs: GitRepo, cli) 
     assert "wikiwarden check --write-baseline .github/wikiwarden-baseline.json" in missing.err
 
 
+BASELINE = ".github/wikiwarden-baseline.json"
+EVERY_FACE = [
+    ("check",), ("fix", "--dry-run", "--model", "none"), ("ground", "--dry-run"),
+    ("ground", "--model", "none"), ("okf", "validate"), ("okf", "sync", "--dry-run"), ("claim", "list"),
+]  # fmt: skip
+
+
+def _break_the_baseline(docs: GitRepo, how: str) -> str:
+    """The baseline the config names made unusable `how`; the reason every face must give."""
+    path = docs.root / BASELINE
+    if how == "missing":
+        return f"the baseline {BASELINE} does not exist in the working tree"
+    if how == "folder":
+        path.mkdir()
+        (path / "x.json").write_text("{}")
+        return f"the baseline {BASELINE} is not a regular file in the working tree"
+    if how == "symlink":
+        outside = docs.root.parent / "outside.json"
+        outside.write_text('{"format": 1, "references": []}\n')
+        path.symlink_to(outside)
+        return f"the baseline {BASELINE} is not a regular file in the working tree"
+    if how == "not JSON":
+        path.write_text("format: 1\n")
+        return f"{BASELINE}: not JSON (JSONDecodeError)"
+    path.write_bytes(b'{"format": 1, "references": []}' + b" " * (5 << 20))
+    return f"{BASELINE}: {path.stat().st_size:,} bytes; a baseline may hold at most 4,194,304"
+
+
+@pytest.mark.parametrize("how", ["missing", "folder", "symlink", "not JSON", "5 MB"])
+def test_every_face_refuses_a_baseline_that_cannot_be_used_alike(docs: GitRepo, cli, how: str) -> None:
+    """`ground --dry-run` and `okf validate` used to pass a broken `baseline:` by (exit 0) where check and fix
+    refused it (exit 2): every command that reads the settings now reads the baseline as check does."""
+    docs.write(".github/wikiwarden.yml", CONFIG + f"baseline: {BASELINE}\n")
+    reason = _break_the_baseline(docs, how)
+    for face in EVERY_FACE:
+        run = cli(*face, "--repo", docs.root)
+        assert (run.code, run.out) == (2, ""), (face, run)
+        assert run.err.startswith(f"wikiwarden: error: {reason}") and run.err.count("\n") == 1, (face, run.err)
+
+
 def test_a_config_that_cannot_be_used_is_an_error_saying_why(docs: GitRepo, cli) -> None:
     docs.write(".github/wikiwarden.yml", "wiki_dir: docs\nreferences:\n  exclued: []\n")
     run = cli("check", "--repo", docs.root)
