@@ -17,19 +17,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 ENV_PREFIX = "WIKIWARDEN_"
 
 
-NO_MODEL = "none"  # the model's name that says no model, wherever a model is named: WIKIWARDEN_MODEL, --model
-
-
 class SettingsError(ValueError):
     """The configuration cannot be used; the message names every offending variable."""
-
-
-def chosen_model(name: str | None) -> str | None:
-    """A model's name as a setting, a flag or an input gives it, or None for no model: unset, blank, or `none`
-    (any case), which every face reads alike (`WIKIWARDEN_MODEL=none` as `--model none`)."""
-    if name is None or not name.strip() or name.strip().lower() == NO_MODEL:
-        return None
-    return name
 
 
 class ModelSettings(BaseSettings):
@@ -202,3 +191,14 @@ def load_settings(**overrides: object) -> Settings:
         raise SettingsError("invalid configuration:\n  " + "\n  ".join(problems)) from None
     settings.private_key_pem()  # fail at start-up, not on the first delivery
     return settings
+
+
+NO_MODEL = "none"  # the model's name that says no model, wherever a model is named: WIKIWARDEN_MODEL, --model
+
+
+def chosen_model(name: str | None) -> str | None:
+    """A model's name as a setting, a flag or an input gives it, or None for no model: unset, blank, or `none`
+    (any case), which every face reads alike (`WIKIWARDEN_MODEL=none` as `--model none`)."""
+    if name is None or not name.strip() or name.strip().lower() == NO_MODEL:
+        return None
+    return name
