@@ -28,11 +28,18 @@ class ModelSettings(BaseSettings):
 
     openai_base_url: str | None = Field(None, description="OpenAI-compatible API, e.g. http://localhost:8000/v1")
     openai_api_key: SecretStr | None = Field(None, description="the model server's API key (a local server needs none)")
-    model: str | None = Field(None, description="model name; without it the fix does only deterministic work")
+    model: str | None = Field(
+        None, description="model name; without it (or `none`) the fix and grounding do only deterministic work"
+    )
     model_timeout_seconds: float = Field(120, gt=0, description="time one model call may take")
     model_max_retries: int = Field(2, ge=0, description="retries of a model call after a 429 or a 5xx")
     tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix may spend")
     tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens one repository may spend a day")
+
+    @field_validator("model")
+    @classmethod
+    def _no_model(cls, value: str | None) -> str | None:
+        return chosen_model(value)  # `none` is no model, never a model's name to call
 
 
 class Settings(ModelSettings):
@@ -110,7 +117,9 @@ class Settings(ModelSettings):
     @classmethod
     def _names(cls, value: Any) -> Any:
         if isinstance(value, str):  # from the environment: `gpt-4.1-mini, gpt-4.1`
-            return tuple(name.strip() for name in value.split(",") if name.strip())
+            value = value.split(",")
+        if isinstance(value, (list, tuple)):  # `none` offers no model
+            return tuple(name.strip() for name in value if isinstance(name, str) and chosen_model(name))
         return value
 
     @model_validator(mode="after")
@@ -182,3 +191,14 @@ def load_settings(**overrides: object) -> Settings:
         raise SettingsError("invalid configuration:\n  " + "\n  ".join(problems)) from None
     settings.private_key_pem()  # fail at start-up, not on the first delivery
     return settings
+
+
+NO_MODEL = "none"  # the model's name that says no model, wherever a model is named: WIKIWARDEN_MODEL, --model
+
+
+def chosen_model(name: str | None) -> str | None:
+    """A model's name as a setting, a flag or an input gives it, or None for no model: unset, blank, or `none`
+    (any case), which every face reads alike (`WIKIWARDEN_MODEL=none` as `--model none`)."""
+    if name is None or not name.strip() or name.strip().lower() == NO_MODEL:
+        return None
+    return name

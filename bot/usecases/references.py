@@ -24,7 +24,7 @@ from ..claims.pages import is_grounded_page
 from ..claims.results import BrokenReference, PageCoverage, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, SnapshotReader
-from ..ground.baseline import MAX_BASELINE_BYTES, BaselineError, parse_baseline, with_baseline
+from ..ground.baseline import with_baseline
 from ..ground.certainty import PageRules, classified, example_notes
 from ..ground.findings import (
     Gone,
@@ -45,6 +45,7 @@ from ..ground.site import Site
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
 from ..parallel import Child
 from ..source import Source
+from .baseline import read_baseline
 from .config import Config
 from .site import load_site, site_fragments
 
@@ -66,23 +67,13 @@ class ReferenceRules:
 
 async def reference_rules(source: Source, head: Snapshot, config: Config) -> ReferenceRules:
     """What the settings say of references: the pages checked, and the baseline (read at `head`, the commit or
-    tree being checked); BaselineError when the baseline named cannot be used (missing, not a file, not one)."""
+    tree being checked, by `read_baseline`); BaselineError when the baseline named cannot be used."""
     pages = PageRules.of(config.exclude, config.history)
     site = await load_site(source, head)
     path = config.baseline
     if path is None:
         return ReferenceRules(pages, site=site)
-    entry = head.entry(path)
-    if entry is None or entry.kind is not Kind.FILE:
-        what = "does not exist" if entry is None else "is not a regular file"
-        where = head.label if head.commit is not None else f"the {head.label}"  # the working tree, the index
-        raise BaselineError(
-            f"the baseline {path} {what} in {where}: write one with `wikiwarden check --write-baseline {path}`"
-        )
-    if entry.size is not None and entry.size > MAX_BASELINE_BYTES:
-        raise BaselineError(f"{path}: {entry.size:,} bytes; a baseline may hold at most {MAX_BASELINE_BYTES:,}")
-    await source.fetch(head, [path])
-    return ReferenceRules(pages, (path, parse_baseline(head.read(path), path)), site)
+    return ReferenceRules(pages, (path, await read_baseline(source, head, path)), site)
 
 
 def doc_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> tuple[list[str], list[tuple[str, int]]]:

@@ -78,6 +78,13 @@ def test_inputs_are_read_and_checked() -> None:
     assert "ghs_secret" not in repr(inputs) and "sk-secret" not in repr(inputs)  # a traceback never shows them
 
 
+@pytest.mark.parametrize("none", ["none", "None", " NONE "])
+def test_a_model_named_none_is_no_model(none: str) -> None:
+    """`model: none` says no model, as WIKIWARDEN_MODEL=none and `--model none` do (never a model's name)."""
+    assert read_inputs({"INPUT_MODEL": none, "INPUT_FIX": "true"}).model is None
+    assert read_inputs({"INPUT_MODEL": "none-such"}).model == "none-such"
+
+
 @pytest.mark.parametrize(
     ("env", "problem"),
     [
@@ -573,6 +580,8 @@ printf '%s\\n' "$@" > "$CALLS"
         ("true", "", "/opt/actions/wikiwarden[app]"),
         ("false", "gpt-x", "/opt/actions/wikiwarden[agent]"),
         ("true", "gpt-x", "/opt/actions/wikiwarden[app,agent]"),
+        ("true", "none", "/opt/actions/wikiwarden[app]"),  # `none` is no model: no model's client
+        ("false", "None", "/opt/actions/wikiwarden"),
     ],
 )
 def test_the_install_step_adds_the_extras_of_what_is_asked(

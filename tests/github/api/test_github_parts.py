@@ -318,3 +318,23 @@ async def test_the_github_source_tells_which_paths_a_commits_history_held(fake: 
         asked = len(fake.requests)
         assert await source.ever_committed(at_head, many) is None  # too many to ask one by one: cannot tell
         assert len(fake.requests) == asked
+
+
+async def test_the_github_source_asks_about_paths_with_url_special_characters_escaped(fake: FakeGitHub) -> None:
+    """A path holding `#`, `?`, `%`, `&`, `+`, a space or a non-ASCII letter goes to GitHub escaped in the query and
+    is the path GitHub decodes (never `src/a` for `src/a#b.py`): the history of each is its own."""
+    from bot.source.github import GitHubSource, SourceCache
+
+    names = ["src/a#b.py", "src/a?b=c.py", "src/a%20b.py", "src/a%b.py", "src/a&b+c.py", "src/a b.py", "src/é.py"]
+    repo = fake.create_repo("acme", "w", 5)
+    repo.commit({**{name: f"{name}\n" for name in names}, "src/a": "not these\n"}, message="one")
+    head = repo.commit({name: None for name in names[:4]}, message="four go")
+    token = fake.issue_token(5)
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, oauth_token=token.token, base_url=fake.base_url)
+        source = GitHubSource(gh, "acme/w", f"{fake.base_url}/graphql", SourceCache())
+        asked = len(fake.requests)
+        wanted = [*names, "src/a b", "src/never#.py"]
+        assert await source.ever_committed(await source.snapshot(head), wanted) == set(names)
+        history = [r for r in fake.requests[asked:] if r.operation_id == "repos/list-commits"]
+        assert [r.query["path"] for r in history] == [[name] for name in wanted]  # each decoded as sent
