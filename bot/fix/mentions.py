@@ -85,6 +85,8 @@ def _new_name_mention(text: str, old: str, new: str, old_module: str = "", new_m
     if count == 0:
         return None
     replacement = new_parts[-count:] if count <= len(new_parts) else new_parts
+    if count == len(old_parts) < len(new_parts) and _dotted_path(old_parts):
+        replacement = new_parts  # a module's whole dotted path, written whole: it may now be deeper (`pkg.ui.widgets`)
     kept = names[: len(names) - count]
     if kept and kept[-1] == old_module and new_module and new_module != old_module:
         kept = [*kept[:-1], new_module]
@@ -92,6 +94,26 @@ def _new_name_mention(text: str, old: str, new: str, old_module: str = "", new_m
     separators_now = separators[: len(names_now) - 1] + ["."] * max(0, len(names_now) - 1 - len(separators))
     rebuilt = names_now[0] + "".join(s + n for s, n in zip(separators_now, names_now[1:], strict=True))
     return text.replace(match.group(), rebuilt, 1)
+
+
+def _dotted_path(parts: list[str]) -> bool:
+    """Whether a name is a dotted path from its module (`pkg.widgets.Panel`, lowercase before the end), not a
+    container's member (`TaskQueue.drain`)."""
+    return len(parts) > 1 and parts[0][:1].islower()
+
+
+# How an API tool's dotted name stands in a page's source, beside a code span: an autorefs identifier
+# (`[text][pkg.mod.Obj]`), a Sphinx role's target with its `~` or `!` or after an explicit title
+# (:class:`~pkg.mod.Obj`, :class:`Obj <pkg.mod.Obj>`), a directive's argument (`::: pkg.mod`, `.. automodule::
+# pkg.mod`, `.. currentmodule:: pkg.mod`), the name whole (not the start of a longer one).
+def _api_span(line: str, text: str) -> str | None:
+    """The form of `text` on `line` that an API tool reads, as it stands there; None when there is none."""
+    name = re.escape(text)
+    for pattern in (rf"\]\[{name}\]", rf"`[~!]{name}`", rf"<{name}>`", rf"::[ \t]+{name}(?![\w.])"):
+        found = re.search(pattern, line)
+        if found is not None:
+            return found.group()
+    return None
 
 
 def _spans(kind: str, text: str) -> list[str]:
@@ -112,7 +134,9 @@ def rewrite_mentions(page_text: str, refs: Iterable[BrokenReference]) -> tuple[s
         if replacement is None or not 0 < ref.line <= len(lines):
             continue
         line = lines[ref.line - 1]
-        for span in _spans(ref.kind, ref.text):
+        spans = _spans(ref.kind, ref.text)
+        api = _api_span(line, ref.text) if ref.kind == "code" else None
+        for span in [*spans, api] if api is not None else spans:
             if span in line:
                 lines[ref.line - 1] = line.replace(span, span.replace(ref.text, replacement, 1))
                 done.append(Rewrite(ref, replacement))

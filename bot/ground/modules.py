@@ -1,0 +1,203 @@
+"""Python modules and packages by their dotted paths, and the renames of them a change's file renames make: a file
+`git mv pkg/widgets.py pkg/widget_kit.py` renames the module `pkg.widgets` to `pkg.widget_kit`, a package folder
+renamed renames the package and every module in it. A page naming the old dotted path (`pkg.widgets`,
+`pkg.widgets.Panel`, :class:`~pkg.dispatch.Table`) names something that is no longer importable under that name,
+and the new dotted path is known exactly.
+
+Where a file's module begins is read from the paths alone, as Python's import system finds it: a regular package
+is a folder with `__init__.py`, and the folder above the topmost one is the import root; a `src/` layout's `src/`
+is a root; a folder of modules without `__init__.py` (a namespace package) is a package under the nearest root
+(`src/`, else the repository's top). Pure: paths in, dotted paths and dead references out.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from .references import DeadReference, Mention, Target
+from .symbols import Definition, SymbolIndex
+
+_PY_SUFFIXES = (".py", ".pyi")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# A dotted name as a page writes it: `pkg.widgets`, `pkg.widgets.Panel()`, `pkg.widgets.Panel.draw(x)`.
+_DOTTED = re.compile(r"(?P<name>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\([^()]*\))?")
+_ROOTS = frozenset({"src"})  # folders that are import roots by convention, never packages themselves
+
+
+def module_of(path: str, paths: Collection[str]) -> str | None:
+    """The dotted module a Python file of `paths` is imported as (`src/pkg/widgets.py` → `pkg.widgets`,
+    `pkg/dispatch/__init__.py` → `pkg.dispatch`); None for a file that is not Python, or whose path holds a part
+    that is no identifier (`my-scripts/x.py`, `x.test.py`)."""
+    if not path.endswith(_PY_SUFFIXES):
+        return None
+    parts = posixpath.splitext(path)[0].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    root = _root(path, paths)
+    dotted = parts[len(root) :]
+    if not dotted or not all(_IDENTIFIER.fullmatch(part) for part in dotted):
+        return None
+    return ".".join(dotted)
+
+
+def _root(path: str, paths: Collection[str]) -> list[str]:
+    """The folders above a file's import root (`["src"]` for `src/pkg/widgets.py`): above the topmost regular
+    package holding it, or, with none, its nearest `src/` (else the repository's top)."""
+    folders = path.split("/")[:-1]
+    top = len(folders)
+    while top > 0 and _is_package("/".join(folders[:top]), paths):
+        top -= 1
+    nearest_root = max((i + 1 for i, part in enumerate(folders[:top]) if part in _ROOTS), default=None)
+    if top < len(folders) and nearest_root is None:
+        return folders[:top]  # the folder above the topmost regular package
+    return folders[: nearest_root or 0]
+
+
+def _is_package(folder: str, paths: Collection[str]) -> bool:
+    return f"{folder}/__init__.py" in paths or f"{folder}/__init__.pyi" in paths
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleMove:
+    """A module or package renamed: its dotted path at the base and at the head, and a file of each (the module's
+    own file, or a package's `__init__.py` or first file) where the head shows it."""
+
+    old: str
+    new: str
+    old_path: str
+    new_path: str
+
+
+def module_moves(
+    renames: Mapping[str, str], paths_before: Collection[str], paths_after: Collection[str]
+) -> dict[str, ModuleMove]:
+    """The modules and packages git's file renames (old path → new path) renamed, by their old dotted path: each
+    renamed Python file's module, and each package all of whose files at the base were renamed into one new folder
+    (a folder renamed: its dotted path follows, with or without `__init__.py`). A module whose old dotted path is
+    still importable at the head (a file or a package left under the old name) is not moved."""
+    moves: dict[str, ModuleMove] = {}
+    if not any(path.endswith(_PY_SUFFIXES) for path in renames):
+        return moves
+    after_modules = _modules(paths_after)
+    for old_path, new_path in sorted(renames.items()):
+        old, new = module_of(old_path, paths_before), module_of(new_path, paths_after)
+        if old is None or new is None or old == new or old in after_modules:
+            continue
+        moves.setdefault(old, ModuleMove(old, new, old_path, new_path))
+        old_parts, new_parts = old.split("."), new.split(".")
+        # The packages above it, renamed with it: `pkg.dispatch.table` → `pkg.tables.table` renames `pkg.dispatch`
+        # when the same tail follows and none of the package's files stayed.
+        while len(old_parts) > 1 and len(new_parts) > 1 and old_parts[-1] == new_parts[-1]:
+            old_parts, new_parts = old_parts[:-1], new_parts[:-1]
+            package, renamed = ".".join(old_parts), ".".join(new_parts)
+            if package == renamed or package in after_modules or package in moves:
+                break
+            moves[package] = ModuleMove(package, renamed, old_path, new_path)
+    return {old: move for old, move in moves.items() if _consistent(move, moves)}
+
+
+def _consistent(move: ModuleMove, moves: Mapping[str, ModuleMove]) -> bool:
+    """A package's move agrees with its modules' (each of them went to the same new package), so a package whose
+    files scattered is not named moved to one of their places."""
+    inner = [m for old, m in moves.items() if old.startswith(move.old + ".")]
+    return all(m.new.startswith(move.new + ".") for m in inner)
+
+
+def _modules(paths: Iterable[str]) -> frozenset[str]:
+    """Every dotted module and package the Python files of `paths` make (namespace packages included)."""
+    listed = frozenset(paths)
+    found: set[str] = set()
+    for path in listed:
+        dotted = module_of(path, listed)
+        if dotted is None:
+            continue
+        parts = dotted.split(".")
+        found.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
+    return frozenset(found)
+
+
+def moved_name(name: str, moves: Mapping[str, ModuleMove]) -> tuple[ModuleMove, str] | None:
+    """The move of the longest old dotted path `name` starts with (`pkg.widgets.Panel` under `pkg.widgets`), and
+    `name` as it reads at the head (`pkg.widget_kit.Panel`); None when it names no moved module."""
+    parts = name.split(".")
+    for cut in range(len(parts), 0, -1):
+        move = moves.get(".".join(parts[:cut]))
+        if move is not None:
+            return move, ".".join([move.new, *parts[cut:]])
+    return None
+
+
+def dotted_name(mention: Mention) -> str | None:
+    """The dotted name a code mention writes (`pkg.widgets.Panel()` → `pkg.widgets.Panel`); None for a link, or a
+    span that is no dotted name."""
+    if mention.kind != "code":
+        return None
+    matched = _DOTTED.fullmatch(mention.text.strip())
+    return matched["name"] if matched else None
+
+
+def names_moved(mention: Mention, moves: Mapping[str, ModuleMove]) -> bool:
+    """Whether a mention names a moved module, or something in one (cheap: which pages' mentions are looked at)."""
+    name = dotted_name(mention) if moves else None
+    return name is not None and "." in name and moved_name(name, moves) is not None
+
+
+def moved_references(
+    page: str, mentioned: Iterable[Mention], moves: Mapping[str, ModuleMove], at_head: SymbolIndex | None = None
+) -> list[DeadReference]:
+    """The mentions of `page` that name a moved module by its old dotted path (a module or a package named alone,
+    or something in it): each dead, renamed to the new dotted path. A name of one segment is left (a page's
+    `widgets` is as likely a word as the module). `at_head` (definitions of the new files) gives the line of a
+    member in its new file."""
+    found = []
+    for mention in mentioned:
+        name = dotted_name(mention)
+        if name is None or "." not in name:
+            continue
+        moved = moved_name(name, moves)
+        if moved is None:
+            continue
+        move, new = moved
+        rest = name[len(move.old) + 1 :] if name != move.old else ""
+        line = _line_in(move.new_path, rest, at_head) if rest and at_head is not None else 1
+        kind = "module" if not rest else "definition"
+        old = Definition(name.rsplit(".", 1)[-1], name, kind, move.old_path, 1, 1)
+        renamed = Definition(new.rsplit(".", 1)[-1], new, kind, move.new_path, line, line)
+        found.append(DeadReference(page, mention, Target(move.old_path, old), renamed_to=renamed))
+    return found
+
+
+def _line_in(path: str, qualified: str, index: SymbolIndex) -> int:
+    """The line of `qualified` in the file `path` at the head (else in a file beside it: a package's), else 1."""
+    found = index.qualified(qualified)
+    definition = next((d for d in found if d.path == path), None) or next(
+        (d for d in found if posixpath.dirname(d.path) == posixpath.dirname(path)), None
+    )
+    return definition.start if definition is not None else 1
+
+
+def with_dotted_paths(
+    dead: Iterable[DeadReference], paths_before: Collection[str], paths_after: Collection[str]
+) -> list[DeadReference]:
+    """`dead` with each renamed Python definition that its page wrote by its dotted path (`pkg.app.App.run`)
+    named by dotted paths on both sides (`pkg.app.App.run` renamed to `pkg.app.App.run_all`), as the page reads
+    it and as the fix rewrites it; a definition named otherwise (`App.run`, `run()`) is left as it was named."""
+    found = []
+    for ref in dead:
+        definition, renamed = ref.target.definition, ref.renamed_to
+        name = dotted_name(ref.mention)
+        if definition is None or renamed is None or name is None:
+            found.append(ref)
+            continue
+        old_module = module_of(definition.path, paths_before)
+        new_module = module_of(renamed.path, paths_after)
+        if old_module is None or new_module is None or name != f"{old_module}.{definition.qualified}":
+            found.append(ref)
+            continue
+        target = Target(ref.target.path, replace(definition, qualified=name))
+        new = replace(renamed, qualified=f"{new_module}.{renamed.qualified}")
+        found.append(replace(ref, target=target, renamed_to=new))
+    return found
