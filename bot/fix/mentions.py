@@ -105,15 +105,17 @@ def _dotted_path(parts: list[str]) -> bool:
 # How an API tool's dotted name stands in a page's source, beside a code span: an autorefs identifier
 # (`[text][pkg.mod.Obj]`), a Sphinx role's target with its `~` or `!` or after an explicit title
 # (:class:`~pkg.mod.Obj`, :class:`Obj <pkg.mod.Obj>`), a directive's argument (`::: pkg.mod`, `.. automodule::
-# pkg.mod`, `.. currentmodule:: pkg.mod`), the name whole (not the start of a longer one).
-def _api_span(line: str, text: str) -> str | None:
-    """The form of `text` on `line` that an API tool reads, as it stands there; None when there is none."""
-    name = re.escape(text)
-    for pattern in (rf"\]\[{name}\]", rf"`[~!]{name}`", rf"<{name}>`", rf"::[ \t]+{name}(?![\w.])"):
-        found = re.search(pattern, line)
-        if found is not None:
-            return found.group()
-    return None
+# pkg.mod`, `.. currentmodule:: pkg.mod`): the name whole, never the start of a longer one.
+_API_FORMS = (r"(\]\[){name}(\])", r"(`[~!]){name}(`)", r"(<){name}(>`)", r"(::[ \t]+){name}((?![\w.]))")
+
+
+def _api_forms(line: str, text: str, replacement: str) -> tuple[str, int]:
+    """`line` with `text` rewritten to `replacement` in every form an API tool reads it in, and how many."""
+    total = 0
+    for form in _API_FORMS:
+        line, count = re.subn(form.format(name=re.escape(text)), lambda m: m[1] + replacement + m[2], line)
+        total += count
+    return line, total
 
 
 def _spans(kind: str, text: str) -> list[str]:
@@ -134,13 +136,15 @@ def rewrite_mentions(page_text: str, refs: Iterable[BrokenReference]) -> tuple[s
         if replacement is None or not 0 < ref.line <= len(lines):
             continue
         line = lines[ref.line - 1]
-        spans = _spans(ref.kind, ref.text)
-        api = _api_span(line, ref.text) if ref.kind == "code" else None
-        for span in [*spans, api] if api is not None else spans:
+        for span in _spans(ref.kind, ref.text):
             if span in line:
                 lines[ref.line - 1] = line.replace(span, span.replace(ref.text, replacement, 1))
                 done.append(Rewrite(ref, replacement))
                 break
+        if ref.kind == "code":  # the same name in an API tool's forms on the line, each rewritten too
+            lines[ref.line - 1], count = _api_forms(lines[ref.line - 1], ref.text, replacement)
+            if count and (not done or done[-1].reference is not ref):
+                done.append(Rewrite(ref, replacement))
     return "\n".join(lines), done
 
 
