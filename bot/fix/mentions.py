@@ -103,10 +103,16 @@ def _dotted_path(parts: list[str]) -> bool:
 
 
 # How an API tool's dotted name stands in a page's source, beside a code span: an autorefs identifier
-# (`[text][pkg.mod.Obj]`), a Sphinx role's target with its `~` or `!` or after an explicit title
+# (`[text][pkg.mod.Obj]`, `[pkg.mod.Obj][]`), a Sphinx role's target with its `~` or `!` or after an explicit title
 # (:class:`~pkg.mod.Obj`, :class:`Obj <pkg.mod.Obj>`), a directive's argument (`::: pkg.mod`, `.. automodule::
 # pkg.mod`, `.. currentmodule:: pkg.mod`): the name whole, never the start of a longer one.
-_API_FORMS = (r"(\]\[){name}(\])", r"(`[~!]){name}(`)", r"(<){name}(>`)", r"(::[ \t]+){name}((?![\w.]))")
+_API_FORMS = (
+    r"(\]\[){name}(\])",
+    r"((?<!\])\[){name}(\]\[\])",
+    r"(`[~!]){name}(`)",
+    r"(<){name}(>`)",
+    r"(::[ \t]+){name}((?![\w.]))",
+)
 
 
 def _api_forms(line: str, text: str, replacement: str) -> tuple[str, int]:

@@ -14,7 +14,8 @@ from .markdown import tokens
 from .references import MAX_SPAN, Mention, page_body
 
 _NAME = r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+"  # a dotted name: autorefs' identifiers of a Python API hold a dot
-_AUTOREF = re.compile(rf"\]\[(?P<name>{_NAME})\]")  # `[text][pkg.mod.Obj]`: the identifier after the text
+# `[text][pkg.mod.Obj]`: the identifier after the text; `[pkg.mod.Obj][]`: the text is the identifier
+_AUTOREF = re.compile(rf"\]\[(?P<name>{_NAME})\]|\[(?P<bare>{_NAME})\]\[\]")
 _MKDOCSTRINGS = re.compile(r"^:::[ \t]+(?P<name>[A-Za-z_][\w.]*)[ \t]*$", re.M)  # `::: pkg.mod`
 # `.. currentmodule:: pkg.mod`, `.. py:module:: pkg.mod` (`None` resets the module: no name)
 _RST_MODULE = re.compile(
@@ -52,9 +53,10 @@ def _markdown(page_text: str) -> list[Mention]:
         taken = [child.meta["span"] for child in token.children or () if "span" in child.meta]
         for pattern in (_AUTOREF, _MKDOCSTRINGS):
             for match in pattern.finditer(content):
-                at = match.start("name")
-                if len(match["name"]) > MAX_SPAN or any(start <= at < end for start, end in taken):
+                group = "bare" if match.groupdict().get("bare") else "name"
+                at, name = match.start(group), match[group]
+                if len(name) > MAX_SPAN or any(start <= at < end for start, end in taken):
                     continue  # inside a code span, or a link markdown-it read (its own mention)
                 line = offset + token.map[0] + content.count("\n", 0, at) + 1
-                found.append((line, at, Mention(match["name"], "code", line)))
+                found.append((line, at, Mention(name, "code", line)))
     return [mention for _, _, mention in sorted(found, key=lambda item: item[:2])]

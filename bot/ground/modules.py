@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -84,7 +85,7 @@ def module_moves(
     after_modules = _modules(paths_after)
     for old_path, new_path in sorted(renames.items()):
         old, new = module_of(old_path, paths_before), module_of(new_path, paths_after)
-        if old is None or new is None or old == new or old in after_modules:
+        if old is None or new is None or old == new or old in after_modules or _standard(old):
             continue
         moves.setdefault(old, ModuleMove(old, new, old_path, new_path))
         old_parts, new_parts = old.split("."), new.split(".")
@@ -97,6 +98,12 @@ def module_moves(
                 break
             moves[package] = ModuleMove(package, renamed, old_path, new_path)
     return {old: move for old, move in moves.items() if _consistent(move, moves)}
+
+
+def _standard(module: str) -> bool:
+    """A module at the top whose name is the standard library's (a script `json.py` beside the code): a page's
+    `json.dumps()` means Python's."""
+    return "." not in module and module in sys.stdlib_module_names
 
 
 def _consistent(move: ModuleMove, moves: Mapping[str, ModuleMove]) -> bool:

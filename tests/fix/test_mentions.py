@@ -106,6 +106,8 @@ def moved_module(text: str, old: str, new: str, line: int = 1) -> BrokenReferenc
         ("See [Panel][pkg.widgets.Panel].", moved_module("pkg.widgets.Panel", "pkg.widgets.Panel",
                                                           "pkg.widget_kit.Panel"),
          "See [Panel][pkg.widget_kit.Panel]."),
+        ("See [pkg.widgets.Panel][].", moved_module("pkg.widgets.Panel", "pkg.widgets.Panel", "pkg.widget_kit.Panel"),
+         "See [pkg.widget_kit.Panel][]."),
         # mkdocstrings
         ("::: pkg.widgets", moved_module("pkg.widgets", "pkg.widgets", "pkg.widget_kit"), "::: pkg.widget_kit"),
         # Sphinx's roles: plain, with `~`, with `!`, with an explicit title

@@ -13,7 +13,7 @@ title: API
 # API
 
 See [the panel][pkg.widgets.Panel] and [`run()`][pkg.app.App.run], or
-[Table][pkg.dispatch.Table].
+[Table][pkg.dispatch.Table] or [pkg.dispatch.Row][].
 
 ::: pkg.widgets
     options:
@@ -37,6 +37,7 @@ def test_markdown_api_names_are_mentions_on_their_lines() -> None:
         Mention("pkg.widgets.Panel", "code", 6),
         Mention("pkg.app.App.run", "code", 6),
         Mention("pkg.dispatch.Table", "code", 7),
+        Mention("pkg.dispatch.Row", "code", 7),
         Mention("pkg.widgets", "code", 9),
         Mention("pkg.app", "code", 13),
     ]
@@ -88,6 +89,7 @@ def test_a_check_reads_them_with_the_pages_mentions_in_page_order() -> None:
         ("pkg.widgets.Panel", "code", 6),
         ("pkg.app.App.run", "code", 6),
         ("pkg.dispatch.Table", "code", 7),
+        ("pkg.dispatch.Row", "code", 7),
         ("pkg.widgets", "code", 9),
     ]
     silenced = MARKDOWN.replace("::: pkg.app\n", "<!-- wikiwarden: ignore-next-line -->\n::: pkg.app\n")

@@ -127,3 +127,11 @@ def test_a_renamed_definition_written_by_its_dotted_path_is_named_by_the_new_one
     assert named[0].target.definition.qualified == "pkg.app.App.run"  # type: ignore[union-attr]
     assert named[0].renamed_to.qualified == "pkg.app.App.run_all"  # type: ignore[union-attr]
     assert named[1:] == [bare, other, removed]
+
+
+def test_a_top_level_script_named_like_the_standard_library_is_not_moved() -> None:
+    """A page's `json.dumps()` means Python's `json`, whatever a script `json.py` beside the code became."""
+    moves = module_moves(
+        {"json.py": "jsonfmt.py", "tools/json.py": "tools/fmt.py"}, {"json.py", "tools/json.py"}, set()
+    )
+    assert set(moves) == {"tools.json"}
