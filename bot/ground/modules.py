@@ -15,6 +15,7 @@ from __future__ import annotations
 import posixpath
 import re
 import sys
+from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -70,34 +71,90 @@ class ModuleMove:
     new: str
     old_path: str
     new_path: str
+    # A package's modules that went without it (deleted, or moved elsewhere), by their names inside it: a page's
+    # `pkg.dispatch.old.X` names no `pkg.tables.old.X`
+    left: frozenset[str] = frozenset()
 
 
 def module_moves(
     renames: Mapping[str, str], paths_before: Collection[str], paths_after: Collection[str]
 ) -> dict[str, ModuleMove]:
     """The modules and packages git's file renames (old path → new path) renamed, by their old dotted path: each
-    renamed Python file's module, and each package all of whose files at the base were renamed into one new folder
-    (a folder renamed: its dotted path follows, with or without `__init__.py`). A module whose old dotted path is
-    still importable at the head (a file or a package left under the old name) is not moved."""
+    renamed Python file's module, and each package all of whose Python files at the base were renamed into one new
+    package (a folder renamed: its dotted path follows, with or without `__init__.py`). A module whose old dotted
+    path is still importable at the head (a file or a package left under the old name) is not moved."""
     moves: dict[str, ModuleMove] = {}
     if not any(path.endswith(_PY_SUFFIXES) for path in renames):
         return moves
     after_modules = _modules(paths_after)
+    held = _python_files_under(paths_before)
+    renamed_held = _python_files_under(renames)
+    packages: set[str] = set()
     for old_path, new_path in sorted(renames.items()):
         old, new = module_of(old_path, paths_before), module_of(new_path, paths_after)
         if old is None or new is None or old == new or old in after_modules or _standard(old):
             continue
         moves.setdefault(old, ModuleMove(old, new, old_path, new_path))
         old_parts, new_parts = old.split("."), new.split(".")
+        folder = _own_folder(old_path)
         # The packages above it, renamed with it: `pkg.dispatch.table` → `pkg.tables.table` renames `pkg.dispatch`
-        # when the same tail follows and none of the package's files stayed.
+        # when the same tail follows and every Python file of the package was renamed.
         while len(old_parts) > 1 and len(new_parts) > 1 and old_parts[-1] == new_parts[-1]:
-            old_parts, new_parts = old_parts[:-1], new_parts[:-1]
+            old_parts, new_parts, folder = old_parts[:-1], new_parts[:-1], posixpath.dirname(folder)
             package, renamed = ".".join(old_parts), ".".join(new_parts)
             if package == renamed or package in after_modules or package in moves:
                 break
+            if held.get(folder) != renamed_held.get(folder):
+                break  # a file of it deleted or left: not the whole package renamed
             moves[package] = ModuleMove(package, renamed, old_path, new_path)
-    return {old: move for old, move in moves.items() if _consistent(move, moves)}
+            packages.add(package)
+    scattered = {package for package in packages if not _consistent(package, moves)}
+    found = {old: move for old, move in moves.items() if old not in scattered}
+    python_before = sorted(p for p in paths_before if p.endswith(_PY_SUFFIXES))
+    for old, move in found.items():
+        if posixpath.basename(move.old_path).startswith("__init__.") or old in packages:
+            found[old] = replace(move, left=_left_behind(move, found, python_before, paths_before))
+    return found
+
+
+def _left_behind(
+    move: ModuleMove, moves: Mapping[str, ModuleMove], python_before: list[str], paths_before: Collection[str]
+) -> frozenset[str]:
+    """The modules of a moved package at the base (`python_before`: the base's Python files, sorted) that did not
+    go with it, by their first name inside it."""
+    package = move.old
+    folder = _own_folder(move.old_path)
+    for _ in range((module_of(move.old_path, paths_before) or package).count(".") - package.count(".")):
+        folder = posixpath.dirname(folder)
+    left = set()
+    for path in python_before[bisect_left(python_before, folder + "/") : bisect_left(python_before, folder + "0")]:
+        module = module_of(path, paths_before)
+        if module is None or module == package or not module.startswith(package + "."):
+            continue
+        inner = moves.get(module)
+        if inner is None or not inner.new.startswith(move.new + "."):
+            left.add(module[len(package) + 1 :].split(".")[0])
+    return frozenset(left)
+
+
+def _own_folder(path: str) -> str:
+    """The folder standing for a Python file's own module: a package's folder, else the file's path without its
+    suffix (so the folder of the package above is the parent of either)."""
+    stem = posixpath.splitext(path)[0]
+    return posixpath.dirname(stem) if posixpath.basename(stem) == "__init__" else stem
+
+
+def _python_files_under(paths: Iterable[str]) -> dict[str, int]:
+    """How many Python files of `paths` each folder holds, at any depth."""
+    counts: dict[str, int] = {}
+    for path in paths:
+        if not path.endswith(_PY_SUFFIXES):
+            continue
+        folder = posixpath.dirname(path)
+        while folder:
+            counts[folder] = counts.get(folder, 0) + 1
+            folder = posixpath.dirname(folder)
+    return counts
 
 
 def _standard(module: str) -> bool:
@@ -106,10 +163,11 @@ def _standard(module: str) -> bool:
     return "." not in module and module in sys.stdlib_module_names
 
 
-def _consistent(move: ModuleMove, moves: Mapping[str, ModuleMove]) -> bool:
-    """A package's move agrees with its modules' (each of them went to the same new package), so a package whose
+def _consistent(package: str, moves: Mapping[str, ModuleMove]) -> bool:
+    """A package's move agrees with its modules' (each of them went into the same new package), so a package whose
     files scattered is not named moved to one of their places."""
-    inner = [m for old, m in moves.items() if old.startswith(move.old + ".")]
+    move = moves[package]
+    inner = (m for old, m in moves.items() if old.startswith(package + "."))
     return all(m.new.startswith(move.new + ".") for m in inner)
 
 
@@ -133,6 +191,8 @@ def moved_name(name: str, moves: Mapping[str, ModuleMove]) -> tuple[ModuleMove, 
     for cut in range(len(parts), 0, -1):
         move = moves.get(".".join(parts[:cut]))
         if move is not None:
+            if cut < len(parts) and parts[cut] in move.left:
+                return None  # a module of it that did not go with it
             return move, ".".join([move.new, *parts[cut:]])
     return None
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.ground.modules import ModuleMove, module_moves, module_of, moved_references, names_moved, with_dotted_paths
+from bot.ground.modules import (
+    ModuleMove,
+    module_moves,
+    module_of,
+    moved_name,
+    moved_references,
+    names_moved,
+    with_dotted_paths,
+)
 from bot.ground.references import DeadReference, Mention, Target
 from bot.ground.symbols import Definition, SymbolIndex
 
@@ -135,3 +143,19 @@ def test_a_top_level_script_named_like_the_standard_library_is_not_moved() -> No
         {"json.py": "jsonfmt.py", "tools/json.py": "tools/fmt.py"}, {"json.py", "tools/json.py"}, set()
     )
     assert set(moves) == {"tools.json"}
+
+
+def test_a_package_some_of_whose_files_were_deleted_is_not_moved_only_its_renamed_modules_are() -> None:
+    """`pkg.dispatch.old` went: a page's `pkg.dispatch.old.X` is no `pkg.tables.old.X`."""
+    before = {"pkg/__init__.py", "pkg/dispatch/__init__.py", "pkg/dispatch/table.py", "pkg/dispatch/old.py"}
+    after = {"pkg/__init__.py", "pkg/tables/__init__.py", "pkg/tables/table.py"}
+    renames = {"pkg/dispatch/__init__.py": "pkg/tables/__init__.py", "pkg/dispatch/table.py": "pkg/tables/table.py"}
+    moves = module_moves(renames, before, after)
+    assert {old: move.new for old, move in moves.items()} == {
+        "pkg.dispatch": "pkg.tables",  # its `__init__.py` renamed: the package itself
+        "pkg.dispatch.table": "pkg.tables.table",
+    }
+    assert moves["pkg.dispatch"].left == {"old"}
+    assert moved_name("pkg.dispatch.old.X", moves) is None
+    assert moved_name("pkg.dispatch.Table", moves) == (moves["pkg.dispatch"], "pkg.tables.Table")
+    assert moved_name("pkg.dispatch.table.Table", moves) == (moves["pkg.dispatch.table"], "pkg.tables.table.Table")
