@@ -159,3 +159,11 @@ def test_a_package_some_of_whose_files_were_deleted_is_not_moved_only_its_rename
     assert moved_name("pkg.dispatch.old.X", moves) is None
     assert moved_name("pkg.dispatch.Table", moves) == (moves["pkg.dispatch"], "pkg.tables.Table")
     assert moved_name("pkg.dispatch.table.Table", moves) == (moves["pkg.dispatch.table"], "pkg.tables.table.Table")
+
+
+def test_a_src_layout_moved_into_a_monorepo_folder_moves_no_module() -> None:
+    """griffe 2.0.0 (its tuning pair 1.15.0..2.0.0): `src/griffe/` went to `packages/griffelib/src/griffe/`: `griffe.x` imports as before."""
+    before = {"src/griffe/__init__.py", "src/griffe/_loader.py"}
+    after = {"packages/griffelib/src/griffe/__init__.py", "packages/griffelib/src/griffe/_loader.py"}
+    renames = dict(zip(sorted(before), sorted(after), strict=True))
+    assert module_moves(renames, before, after) == {}
