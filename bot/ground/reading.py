@@ -41,7 +41,10 @@ def live_mentions(page: str, page_text: str) -> list[Mention]:
     """The mentions of a page of any kind a check reads (`page_mentions`, and the dotted names its API tooling
     reads: `api_mentions`), in page order, but those a comment silences."""
     found = page_mentions(page, page_text)
-    extra = [m for m in api_mentions(page, page_text) if m not in found]
+    extra = api_mentions(page, page_text)
+    if extra:
+        known = set(found)
+        extra = [m for m in extra if m not in known]
     if extra:
         found = sorted([*found, *extra], key=lambda mention: mention.line)
     return unsilenced(page_text, found)
