@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from .references import DeadReference, Mention, Target
+from .references import ChangedCode, DeadReference, Mention, Target
 from .symbols import Definition, SymbolIndex
 
 _PY_SUFFIXES = (".py", ".pyi")
@@ -267,4 +267,23 @@ def with_dotted_paths(
         target = Target(ref.target.path, replace(definition, qualified=name))
         new = replace(renamed, qualified=f"{new_module}.{renamed.qualified}")
         found.append(replace(ref, target=target, renamed_to=new))
+    return found
+
+
+def with_module_renames(
+    dead: Iterable[DeadReference],
+    mentioned: Mapping[str, Iterable[Mention]],
+    moves: Mapping[str, ModuleMove],
+    code: ChangedCode,
+) -> list[DeadReference]:
+    """A change's dead references (`dead`) with what its module and package renames (`moves`) add: a renamed
+    definition the page wrote by its dotted path named by the new one (`with_dotted_paths`), and each mention of a
+    page (`mentioned`: page → its mentions) naming a moved module's old dotted path (`moved_references`), unless the
+    change's own definitions already account for that mention (removed, or renamed itself)."""
+    found = with_dotted_paths(dead, code.paths_before, code.paths_after)
+    if not moves:
+        return found
+    named = {(d.page, d.mention) for d in found}
+    for page, mentions in mentioned.items():
+        found += [d for d in moved_references(page, mentions, moves, code.after) if (d.page, d.mention) not in named]
     return found

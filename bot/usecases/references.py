@@ -38,7 +38,7 @@ from ..ground.findings import (
     working_file,
 )
 from ..ground.formats import page_kind
-from ..ground.modules import module_moves, moved_references, names_moved, with_dotted_paths
+from ..ground.modules import module_moves, names_moved, with_module_renames
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
 from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
@@ -390,11 +390,7 @@ async def _broken_by(
     )
     at_head = SymbolIndex([*changed.code.after.definitions, *others.definitions])
     dead = [d for d in dead if not _reachable(d, head, head_paths, at_head, roots[d.page], exported)]
-    dead = with_dotted_paths(dead, base_paths, head_paths)
-    named = {(d.page, d.mention) for d in dead}
-    for page in suspects if moves else ():
-        moved = moved_references(page, mentioned[page], moves, changed.code.after)
-        dead += [d for d in moved if (d.page, d.mention) not in named]
+    dead = with_module_renames(dead, {page: mentioned[page] for page in suspects}, moves, changed.code)
     found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)

@@ -13,8 +13,9 @@ from bot.ground.modules import (
     moved_references,
     names_moved,
     with_dotted_paths,
+    with_module_renames,
 )
-from bot.ground.references import DeadReference, Mention, Target
+from bot.ground.references import ChangedCode, DeadReference, Mention, Target
 from bot.ground.symbols import Definition, SymbolIndex
 
 
@@ -167,3 +168,21 @@ def test_a_src_layout_moved_into_a_monorepo_folder_moves_no_module() -> None:
     after = {"packages/griffelib/src/griffe/__init__.py", "packages/griffelib/src/griffe/_loader.py"}
     renames = dict(zip(sorted(before), sorted(after), strict=True))
     assert module_moves(renames, before, after) == {}
+
+
+def test_the_changes_own_finding_for_a_mention_stands_and_the_moves_add_the_rest() -> None:
+    """`pkg.widgets.Panel` removed with its module renamed: removed (the change's definitions say so), not renamed to
+    a `pkg.widget_kit.Panel` that does not exist; the module's other mentions are renamed."""
+    paths_before, paths_after = {"pkg/__init__.py", "pkg/widgets.py"}, {"pkg/__init__.py", "pkg/widget_kit.py"}
+    code = ChangedCode(paths_before, paths_after, {"pkg/widgets.py", "pkg/widget_kit.py"}, SymbolIndex([]),
+                       SymbolIndex([]), {"pkg/widgets.py": "pkg/widget_kit.py"})  # fmt: skip
+    panel = Definition("Panel", "Panel", "class", "pkg/widgets.py", 1, 9)
+    mentioned = [Mention("pkg.widgets.Panel", "code", 3), Mention("pkg.widgets", "code", 4)]
+    removed = DeadReference("docs/a.md", mentioned[0], Target("pkg/widgets.py", panel))
+    moves = module_moves(code.renames, paths_before, paths_after)
+    found = with_module_renames([removed], {"docs/a.md": mentioned}, moves, code)
+    assert [(d.mention.line, d.what, d.renamed_to.qualified if d.renamed_to else None) for d in found] == [
+        (3, "removed", None),
+        (4, "renamed", "pkg.widget_kit"),
+    ]
+    assert with_module_renames([removed], {"docs/a.md": mentioned}, {}, code) == [removed]
