@@ -18,8 +18,9 @@ import sys
 from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 
-from .references import ChangedCode, DeadReference, Mention, Target
+from .references import ChangedCode, DeadReference, Mention, Target, is_folder
 from .symbols import Definition, SymbolIndex
 
 _PY_SUFFIXES = (".py", ".pyi")
@@ -82,52 +83,70 @@ def module_moves(
     """The modules and packages git's file renames (old path → new path) renamed, by their old dotted path: each
     renamed Python file's module, and each package all of whose Python files at the base were renamed into one new
     package (a folder renamed: its dotted path follows, with or without `__init__.py`). A module whose old dotted
-    path is still importable at the head (a file or a package left under the old name) is not moved."""
+    path is still importable at the head (a file or a package left under the old name) is not moved. The cost grows
+    with the files renamed (each question about a folder is a binary search in the sorted Python files)."""
     moves: dict[str, ModuleMove] = {}
     if not any(path.endswith(_PY_SUFFIXES) for path in renames):
         return moves
-    after_modules = _modules(paths_after)
-    held = _python_files_under(paths_before)
-    renamed_held = _python_files_under(renames)
+    before, renamed_files = _PythonFiles(paths_before), _PythonFiles(renames)
     packages: set[str] = set()
     for old_path, new_path in sorted(renames.items()):
         old, new = module_of(old_path, paths_before), module_of(new_path, paths_after)
-        if old is None or new is None or old == new or old in after_modules or _standard(old):
+        folder = _own_folder(old_path)
+        if old is None or new is None or old == new or _standard(old) or _importable(folder, paths_after):
             continue
         moves.setdefault(old, ModuleMove(old, new, old_path, new_path))
         old_parts, new_parts = old.split("."), new.split(".")
-        folder = _own_folder(old_path)
         # The packages above it, renamed with it: `pkg.dispatch.table` → `pkg.tables.table` renames `pkg.dispatch`
         # when the same tail follows and every Python file of the package was renamed.
         while len(old_parts) > 1 and len(new_parts) > 1 and old_parts[-1] == new_parts[-1]:
             old_parts, new_parts, folder = old_parts[:-1], new_parts[:-1], posixpath.dirname(folder)
             package, renamed = ".".join(old_parts), ".".join(new_parts)
-            if package == renamed or package in after_modules or package in moves:
+            if package == renamed or package in moves or _importable(folder, paths_after):
                 break
-            if held.get(folder) != renamed_held.get(folder):
+            if len(before.under(folder)) != len(renamed_files.under(folder)):
                 break  # a file of it deleted or left: not the whole package renamed
             moves[package] = ModuleMove(package, renamed, old_path, new_path)
             packages.add(package)
     scattered = {package for package in packages if not _consistent(package, moves)}
     found = {old: move for old, move in moves.items() if old not in scattered}
-    python_before = sorted(p for p in paths_before if p.endswith(_PY_SUFFIXES))
     for old, move in found.items():
         if posixpath.basename(move.old_path).startswith("__init__.") or old in packages:
-            found[old] = replace(move, left=_left_behind(move, found, python_before, paths_before))
+            found[old] = replace(move, left=_left_behind(move, found, before, paths_before))
     return found
 
 
+class _PythonFiles:
+    """The Python files of a set of paths, sorted when first asked (only a package's rename asks): which of them
+    stand under a folder, by binary search."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._given = paths
+
+    @cached_property
+    def paths(self) -> list[str]:
+        return sorted(p for p in self._given if p.endswith(_PY_SUFFIXES))
+
+    def under(self, folder: str) -> list[str]:
+        return self.paths[bisect_left(self.paths, folder + "/") : bisect_left(self.paths, folder + "0")]  # "/" < "0"
+
+
+def _importable(location: str, paths: Collection[str]) -> bool:
+    """Whether a module stands at `location` (a path without its suffix) among `paths`: a file, a package, or a
+    folder (a namespace package, or what is left of one: not taken for renamed)."""
+    return any(location + suffix in paths for suffix in _PY_SUFFIXES) or is_folder(location, paths)
+
+
 def _left_behind(
-    move: ModuleMove, moves: Mapping[str, ModuleMove], python_before: list[str], paths_before: Collection[str]
+    move: ModuleMove, moves: Mapping[str, ModuleMove], before: _PythonFiles, paths_before: Collection[str]
 ) -> frozenset[str]:
-    """The modules of a moved package at the base (`python_before`: the base's Python files, sorted) that did not
-    go with it, by their first name inside it."""
+    """The modules of a moved package at the base that did not go with it, by their first name inside it."""
     package = move.old
     folder = _own_folder(move.old_path)
     for _ in range((module_of(move.old_path, paths_before) or package).count(".") - package.count(".")):
         folder = posixpath.dirname(folder)
     left = set()
-    for path in python_before[bisect_left(python_before, folder + "/") : bisect_left(python_before, folder + "0")]:
+    for path in before.under(folder):
         module = module_of(path, paths_before)
         if module is None or module == package or not module.startswith(package + "."):
             continue
@@ -144,19 +163,6 @@ def _own_folder(path: str) -> str:
     return posixpath.dirname(stem) if posixpath.basename(stem) == "__init__" else stem
 
 
-def _python_files_under(paths: Iterable[str]) -> dict[str, int]:
-    """How many Python files of `paths` each folder holds, at any depth."""
-    counts: dict[str, int] = {}
-    for path in paths:
-        if not path.endswith(_PY_SUFFIXES):
-            continue
-        folder = posixpath.dirname(path)
-        while folder:
-            counts[folder] = counts.get(folder, 0) + 1
-            folder = posixpath.dirname(folder)
-    return counts
-
-
 def _standard(module: str) -> bool:
     """A module at the top whose name is the standard library's (a script `json.py` beside the code): a page's
     `json.dumps()` means Python's."""
@@ -169,19 +175,6 @@ def _consistent(package: str, moves: Mapping[str, ModuleMove]) -> bool:
     move = moves[package]
     inner = (m for old, m in moves.items() if old.startswith(package + "."))
     return all(m.new.startswith(move.new + ".") for m in inner)
-
-
-def _modules(paths: Iterable[str]) -> frozenset[str]:
-    """Every dotted module and package the Python files of `paths` make (namespace packages included)."""
-    listed = frozenset(paths)
-    found: set[str] = set()
-    for path in listed:
-        dotted = module_of(path, listed)
-        if dotted is None:
-            continue
-        parts = dotted.split(".")
-        found.update(".".join(parts[:k]) for k in range(1, len(parts) + 1))
-    return frozenset(found)
 
 
 def moved_name(name: str, moves: Mapping[str, ModuleMove]) -> tuple[ModuleMove, str] | None:
