@@ -127,13 +127,13 @@ def _add_claim(commands: _Commands) -> None:
     add.add_argument("resources", nargs="+", metavar="RESOURCE", help="evidence, e.g. repo://src/x.py#L10-L24")
     confirm = claim_commands.add_parser("confirm", help="re-baseline a claim's evidence to the code as it is now")
     _common(confirm)
-    confirm.add_argument("id")
+    confirm.add_argument("id", help="the claim's id (claim_…), as check, claim list and the sidecar name it")
     confirm.add_argument(
         "--base", metavar="REV", help="follow the evidence through the change from this commit (renames, moves) first"
     )
     retract = claim_commands.add_parser("retract", help="remove a claim")
     _common(retract)
-    retract.add_argument("id")
+    retract.add_argument("id", help="the claim's id (claim_…), as check, claim list and the sidecar name it")
     show = claim_commands.add_parser(
         "show",
         help="a claim's evidence: the text it recorded beside the text there now, and the diff",
@@ -142,13 +142,15 @@ def _add_claim(commands: _Commands) -> None:
         "and the text there now, side by side and as a diff, to decide between `claim confirm` and `claim retract`.",
     )
     _common(show)
-    show.add_argument("id")
+    show.add_argument("id", help="the claim's id (claim_…), as check, claim list and the sidecar name it")
     show.add_argument("--base", metavar="REV", help="look for the recorded text in this commit, and follow the "
                       "evidence through the change from it (renames, moves)")  # fmt: skip
     show.add_argument("--format", choices=("text", "json"), default="text")
     listing = claim_commands.add_parser("list", help="list claims, of one page or of the whole wiki")
     _common(listing)
-    listing.add_argument("page", nargs="?")
+    listing.add_argument(
+        "page", nargs="?", help="one page's claims (openwiki/x.md, /openwiki/x.md or x.md); default: every page's"
+    )
     listing.add_argument("--format", choices=("text", "json"), default="text")
 
 
@@ -181,8 +183,11 @@ def _add_ground(commands: _Commands) -> None:
         description="Grounds the named pages, else the next --max-pages pages of the wiki that have no claims (a "
         "later run continues with the rest). Every claim quotes the page and cites code; quotes, evidence and the "
         "names a statement quotes are checked, versions are computed here. Without a model (WIKIWARDEN_MODEL, "
-        "--model; 'none' for none) or with --dry-run nothing is written. Exit 0 when every page was grounded, 1 "
-        "when a page or statement needs a person (or, without a model, when pages are left to ground).",
+        "--model; 'none' for none), only the code blocks copied from the source are bound: their sidecars and quotes "
+        "files are written (each named; a page itself only in an OKF wiki, its `sources`), never for a blog post, a "
+        "changelog or an include fragment; with "
+        "--dry-run nothing is written and it says what would be. Exit 0 when every page was grounded, 1 when a page "
+        "or statement needs a person (or, without a model, when pages are left to ground).",
     )
     _common(ground)
     ground.add_argument("pages", nargs="*", metavar="PAGE", help="pages to ground (default: pages without claims)")
@@ -210,8 +215,11 @@ def _add_okf(commands: _Commands) -> None:
         "when it holds OpenWiki's .last-update.json or an index.md in the form OpenWiki (or an earlier sync) writes; "
         "any other folder, a person's docs site, is written only with --init. An index.md goes only into a folder "
         "with pages, in it or below; a title comes only from a real level-one heading, never from a code block; "
-        "openwiki_generated is stamped only on pages OpenWiki wrote (the folder holds .last-update.json). Exit 0 "
-        "when nothing is wrong, 1 when a page could not be handled, 2 on usage errors.",
+        "openwiki_generated is stamped only on pages OpenWiki wrote (the folder holds .last-update.json). On a MkDocs "
+        "or Sphinx site, sync reads the site as its builder does: blog posts, include fragments and pages the site "
+        "excludes are left as they are, and no new index.md is written unless --indexes asks (never in a blog's "
+        "folder or one the site leaves out). Exit 0 when nothing is wrong, 1 when a page could not be handled, 2 on "
+        "usage errors.",
     )
     _common(sync, repo_default=None)
     sync.add_argument(
@@ -221,8 +229,14 @@ def _add_okf(commands: _Commands) -> None:
     sync.add_argument(
         "--init",
         action="store_true",
-        help="sync a folder that is not an OpenWiki wiki (a person's docs site): its pages get `type` and `title`, "
-        "never `openwiki_generated`",
+        help="sync a folder that is not an OpenWiki wiki (a person's docs site): its pages get `type` and `title` "
+        "(plain text), never `openwiki_generated`; the folder is an OKF wiki from then on",
+    )
+    sync.add_argument(
+        "--indexes",
+        action="store_true",
+        help="on a docs site, also write a new index.md into each folder the site publishes that has none (the site "
+        "then publishes them as pages)",
     )
 
 
@@ -247,8 +261,11 @@ def _add_serve(commands: _Commands) -> None:
 def _add_worker(commands: _Commands) -> None:
     commands.add_parser(
         "worker",
-        help="run jobs from the Redis queue (WIKIWARDEN_QUEUE_BACKEND=redis); serve enqueues them",
-        description="Runs check and fix jobs that `wikiwarden serve` put on the Redis queue. Health and metrics: "
+        help="run check, fix and grounding jobs from the Redis queue (WIKIWARDEN_QUEUE_BACKEND=redis); serve "
+        "enqueues them",
+        description="Runs the check, fix and grounding jobs that `wikiwarden serve` put on the Redis queue (grounding: "
+        "the check run's Ground button, or a push to the default branch leaving pages without claims under "
+        "`ground: auto`). Health and metrics: "
         "GET /healthz and /metrics on WIKIWARDEN_WORKER_PORT. SIGTERM stops it gracefully.",
     )
 

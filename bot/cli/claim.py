@@ -66,7 +66,8 @@ def _show(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_json(shown_json(shown))
     else:
-        sys.stdout.write(render_shown(shown, width=max(30, (shutil.get_terminal_size((120, 24)).columns - 7) // 2)))
+        width = max(30, (shutil.get_terminal_size((120, 24)).columns - 7) // 2)
+        sys.stdout.write(render_shown(shown, width=width, base=args.base))
     return EXIT_ATTENTION if shown.needs_attention else EXIT_OK
 
 

@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
                 print("no Markdown page without claims: nothing to ground")
             if inputs.bound is not None and inputs.bound.pages:
                 print(_bound_snippets(inputs.bound.bound, len(inputs.bound.pages), written, args.dry_run))
+            for line in _left_unbound(inputs.bound.left if inputs.bound is not None else []):
+                print(line)
             if others:
                 print(others)
         return EXIT_ATTENTION if inputs.work or inputs.waiting else EXIT_OK
@@ -55,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         if args.dry_run and written:
             print("dry run: would write " + ", ".join(written))
         if result.snippets.pages:
-            print(_bound_snippets(result.snippets.bound, len(result.snippets.pages), [], True))
+            print(_bound_snippets(result.snippets.bound, len(result.snippets.pages), [], args.dry_run))
+        for line in _left_unbound(result.snippets.left):
+            print(line)
         if not result.pages:
             print("no Markdown page without claims: nothing to ground")
         if others:
@@ -64,11 +68,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _bound_snippets(blocks: int, pages: int, written: list[str], dry_run: bool) -> str:
-    """What binding the copied code blocks did, said in one line (and what it wrote, when it wrote)."""
-    said = f"bound {plural(blocks, 'code block')} copied from the source on {plural(pages, 'page')} as snippet claims"
-    if written and not dry_run:
-        return said + "; wrote " + ", ".join(written)
-    return said + ("; dry run: would write " + ", ".join(written) if written else "")
+    """What binding the copied code blocks did (or, in a dry run, would do), said in one line with the files it
+    wrote (would write): the pages' sidecars and quotes files, never the pages themselves outside an OKF wiki."""
+    verb = "would bind" if dry_run else "bound"
+    said = f"{verb} {plural(blocks, 'code block')} copied from the source on {plural(pages, 'page')} as snippet claims"
+    if not written:
+        return said
+    return said + ("; would write " if dry_run else "; wrote ") + ", ".join(written)
+
+
+def _left_unbound(left: list[tuple[str, str]]) -> list[str]:
+    """The pages whose copied blocks were left unbound, each with why (history, a page the site does not publish)."""
+    return [f"left {page} unbound: {why}" for page, why in left]
 
 
 def _other_kinds(pages: list[str], wiki_dir: str) -> str | None:

@@ -69,7 +69,12 @@ def _sync(args: argparse.Namespace) -> int:
                 f"wiki (if it is the wiki, say so: --wiki-dir {args.path})"
             )
         plan = sync_okf(
-            repo, options.wiki_dir, dry_run=args.dry_run, init=args.init, max_file_bytes=options.max_file_bytes
+            repo,
+            options.wiki_dir,
+            dry_run=args.dry_run,
+            init=args.init,
+            max_file_bytes=options.max_file_bytes,
+            indexes=args.indexes,
         )
     for to_stderr, line in sync_lines(plan, options.wiki_dir, args.dry_run, _init_command(args)):
         print(line, file=sys.stderr if to_stderr else sys.stdout)

@@ -17,7 +17,6 @@ from ..claims.sidecar import Claim, Sidecar, page_version, parse_sidecar, render
 from ..claims.snippet import front_matter_moved, restated_for
 from ..claims.track import reference_verdict
 from ..claims.verdicts import Verdict
-from ..okf.frontmatter import Page
 from ..okf.project import project_sources, project_verified, stamp_generated
 from .check import Checked, Decision, reanchored
 from .mentions import ReferenceOutcome, plan_rewrites
@@ -326,9 +325,9 @@ def _write_page(
 ) -> None:
     """The page (its OKF `sources`, `generated` and `verified` projected) and its sidecar, into `files` when they
     change; a page whose text cannot be edited safely is left byte for byte, only its sidecar re-anchored. Outside
-    an OKF wiki (`okf_wiki` false: a person's docs site), a page without front matter gets none."""
+    an OKF wiki (`okf_wiki` false: a person's docs site) its front matter is left as written (`bot.ground.writing`)."""
     if page.problem is None:
-        if okf_wiki or Page.parse(page.text).has_front_matter:
+        if okf_wiki:
             edited = text
             text = project_sources(text, [r.resource for c in claims for r in c.evidence])
             text = stamp_generated(page.text, text, actor, at)

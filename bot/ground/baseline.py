@@ -58,9 +58,17 @@ def parse_baseline(data: bytes, path: str) -> frozenset[tuple[str, str, str]]:
     return frozenset(known)
 
 
+BASELINE_NOTE = "in the baseline"  # how a baselined reference's note starts: known breakage, not a doubt
+
+
+def is_baselined(note: str | None) -> bool:
+    """Whether a reference's note says the baseline holds it."""
+    return note is not None and note.startswith(BASELINE_NOTE + " (")
+
+
 def with_baseline(
     refs: Iterable[BrokenReference], known: frozenset[tuple[str, str, str]], path: str
 ) -> list[BrokenReference]:
     """`refs` with those the baseline holds turned into notes (they were broken when it was written)."""
-    note = f"in the baseline ({path}): broken before it was written"
+    note = f"{BASELINE_NOTE} ({path}): broken before it was written"
     return [ref._replace(attention=False, note=note) if ref.attention and _key(ref) in known else ref for ref in refs]

@@ -42,11 +42,14 @@ def ground_page(
     at: str,
     existing_hold: bool = True,
     accepted: bool = True,
+    okf_front_matter: bool = True,
 ) -> PageGrounding:
     """Add the accepted claims (ids derived from page and statement, never one already `taken`) to the page's
     sidecar and write what follows from them. `verified` is stamped only when every claim of the page holds
     (`existing_hold` for the claims it had) and nothing was refused or left unsupported. `accepted`: whether the
-    checks accepted the answer as a whole (else `checked` is the last answer refused, of which what passed is kept)."""
+    checks accepted the answer as a whole (else `checked` is the last answer refused, of which what passed is kept).
+    `okf_front_matter`: whether the page is an OKF wiki's (else its front matter is left as its author wrote it:
+    `bot.ground.writing`)."""
     result = PageGrounding(page, unsupported=list(checked.unsupported), refused=list(checked.refused))
     old = list(sidecar.claims) if sidecar else []
     used = set(taken)
@@ -62,9 +65,11 @@ def ground_page(
     if result.added or checked.text != text:
         complete = existing_hold and not result.refused and not result.unsupported and bool(claims)
         try:
-            new_text = project_sources(checked.text, [r.resource for c in claims for r in c.evidence])
-            new_text = stamp_generated(text, new_text, actor, at)
-            new_text = project_verified(new_text, (actor, at) if complete else None)
+            new_text = checked.text
+            if okf_front_matter:
+                new_text = project_sources(new_text, [r.resource for c in claims for r in c.evidence])
+                new_text = stamp_generated(text, new_text, actor, at)
+                new_text = project_verified(new_text, (actor, at) if complete else None)
         except FrontMatterError as exc:
             result.problem = f"the page's front matter cannot be updated ({exc}); nothing written"
             return result

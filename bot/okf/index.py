@@ -10,7 +10,7 @@ or images too; a site publishes such an `index.md` as a page, so an index is wri
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
@@ -165,18 +165,28 @@ def _indexed_folders(files: Mapping[str, bytes], wiki_dir: str) -> set[str]:
     return folders
 
 
-def plan_indexes(files: Mapping[str, bytes], wiki_dir: str, language: str = "en") -> IndexPlan:
+def plan_indexes(
+    files: Mapping[str, bytes],
+    wiki_dir: str,
+    language: str = "en",
+    may_create: Callable[[str], bool] | None = None,
+) -> IndexPlan:
     """The index of every folder of the wiki that lists pages (see `_indexed_folders`), for those whose content
     differs from what is there and is not a person's page.
 
     `files` holds every file under the wiki folder (paths from the repository root), pages as they will be.
+    `may_create`: whether a folder with no index may get a new one (a docs site's builder would publish it); a
+    folder that may not is left without one, and its parent's index does not list it.
     """
     indexed = _indexed_folders(files, wiki_dir)
+    if may_create is not None:
+        indexed = {folder for folder in indexed if f"{folder}/{INDEX}" in files or may_create(folder)}
     folders: dict[str, tuple[list[Entry], set[str]]] = {folder: ([], set()) for folder in indexed}
     for folder in indexed:
         if folder != wiki_dir:
             parent, _, name = folder.rpartition("/")
-            folders[parent][1].add(name)
+            if parent in folders:
+                folders[parent][1].add(name)
     for path in sorted(files):
         folder, _, name = path.rpartition("/")
         if folder in folders and is_indexed_page(name):

@@ -216,6 +216,23 @@ def first_heading(body: str) -> str | None:
     return None
 
 
+def plain_title(title: str) -> str:
+    """A heading's text as a reader sees it: Markdown's emphasis, code marks, links and images reduced to their text
+    (`Install **Acme**` → `Install Acme`), so a site showing a `title` field as plain text shows no asterisks."""
+    if not any(mark in title for mark in "*_`[!<\\&"):
+        return title
+    found: list[str] = []
+    for block in _markdown().parseInline(title):
+        for token in block.children or ():
+            if token.type in ("text", "code_inline"):
+                found.append(token.content)
+            elif token.type in ("softbreak", "hardbreak"):
+                found.append(" ")
+            elif token.type == "image":
+                found.append(token.content)
+    return js_trim(" ".join("".join(found).split())) or title
+
+
 def title_from_filename(path: str) -> str:
     base = re.sub(r"\.md$", "", path.rsplit("/", 1)[-1], flags=re.I)
     spaced = js_trim(re.sub(r"[-_]+", " ", base))
@@ -237,7 +254,7 @@ def normalize_concept(text: str, path: str, language: str = "en", *, generated: 
     concept_type = localized(CONCEPT_TYPES, language)
     if not page.has_front_matter:
         eol = page.eol
-        title = first_heading(page.body) or title_from_filename(path)
+        title = _title(page.body, path, generated)
         flag = f"{GENERATED_FLAG}: true{eol}" if generated else ""
         block = f"---{eol}type: {json_quoted(concept_type)}{eol}title: {json_quoted(title)}{eol}{flag}---{eol}{eol}"
         # No byte-order mark before the new block (trimmed with the body's leading whitespace, as OpenWiki
@@ -248,11 +265,20 @@ def normalize_concept(text: str, path: str, language: str = "en", *, generated: 
         return text
     text = _insert(text, "type", f"type: {json_quoted(concept_type)}")
     if not _usable(fields.get("title")):
-        title = first_heading(page.body) or title_from_filename(path)
+        title = _title(page.body, path, generated)
         text = _insert(text, "title", f"title: {json_quoted(title)}", after="type")
     if generated and fields.get(GENERATED_FLAG) is not True:
         text = set_field(text, GENERATED_FLAG, [f"{GENERATED_FLAG}: true"])
     return text
+
+
+def _title(body: str, path: str, generated: bool) -> str:
+    """A page's title: its first heading (as OpenWiki takes it for OpenWiki's pages; as plain text for a person's,
+    whose site shows the field), else its file name."""
+    heading = first_heading(body)
+    if heading is None:
+        return title_from_filename(path)
+    return heading if generated else plain_title(heading)
 
 
 def _insert(text: str, key: str, line: str, after: str | None = None) -> str:

@@ -16,7 +16,7 @@ folder (a person's docs site) only when asked to (`--init`); only pages OpenWiki
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..claims.sidecar import Sidecar, page_version, render_sidecar
@@ -26,6 +26,10 @@ from .project import normalize_concept, producer_prefix, project_sources, projec
 
 PERSONS_INDEX = "a page of its own, not an index OpenWiki or Wikiwarden wrote: never overwritten"
 LAST_UPDATE = ".last-update.json"  # OpenWiki's record of its last run, in the wiki folder
+# What `okf sync --init` leaves in a person's folder it made OKF (a dot folder: no site publishes it), so later runs
+# know its pages take OKF front matter even where no generated index was written (a docs site's own index.md).
+OKF_MARKER = ".wikiwarden/okf.json"
+OKF_MARKER_CONTENT = b'{"okf_version": "0.2", "made_by": "wikiwarden okf sync --init"}\n'
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,12 @@ class Recognition:
 
     last_update: bool = False
     generated_indexes: tuple[str, ...] = ()
+    made_okf: bool = False  # `okf sync --init` made it OKF (its marker, OKF_MARKER)
 
     @property
     def is_openwiki_wiki(self) -> bool:
-        """Sync brings it up to date unasked."""
-        return self.last_update or bool(self.generated_indexes)
+        """An OKF wiki: sync brings it up to date unasked, and its pages take OKF front matter."""
+        return self.last_update or bool(self.generated_indexes) or self.made_okf
 
     @property
     def pages_by_openwiki(self) -> bool:
@@ -59,7 +64,7 @@ def recognise(files: Mapping[str, bytes], wiki_dir: str) -> Recognition:
         parts = path[len(wiki_dir) + 1 :].split("/")
         if parts[-1] == INDEX and not any(p.startswith(".") for p in parts) and is_generated_index(files[path]):
             generated.append(path)
-    return Recognition(f"{wiki_dir}/{LAST_UPDATE}" in files, tuple(generated))
+    return Recognition(f"{wiki_dir}/{LAST_UPDATE}" in files, tuple(generated), f"{wiki_dir}/{OKF_MARKER}" in files)
 
 
 @dataclass
@@ -105,14 +110,23 @@ def plan_sync(
     language: str = "en",
     *,
     pages_by_openwiki: bool = True,
+    leave: Callable[[str], str | None] | None = None,
+    may_create_index: Callable[[str], bool] | None = None,
 ) -> SyncPlan:
     """Everything sync would write. `pages_by_openwiki` says the pages are OpenWiki's (see `Recognition`); when
-    they are a person's, a page without `type` gets `type` and `title` but never `openwiki_generated`."""
+    they are a person's, a page without `type` gets `type` and `title` but never `openwiki_generated`. On a docs
+    site (`bot.ground.writing`): `leave` says why a page is left as it is (history, an include fragment, a page the
+    site does not publish; nor listed in an index), `may_create_index` whether a folder may get a new index."""
     plan = SyncPlan()
     updated = dict(files)
     for path in sorted(files):
         parts = path[len(wiki_dir) + 1 :].split("/")
         if any(part.startswith(".") for part in parts[:-1]) or not is_indexed_page(parts[-1]):
+            continue
+        why = leave(path) if leave is not None else None
+        if why is not None:
+            plan.kept.append((path, why))
+            del updated[path]
             continue
         try:
             text = files[path].decode("utf-8")
@@ -133,7 +147,7 @@ def plan_sync(
             if page is not None:
                 refreshed = Sidecar(page_version(content), page.sidecar.claims, page.sidecar.verification)
                 plan.writes[page.sidecar_path] = render_sidecar(refreshed)
-    indexes = plan_indexes(updated, wiki_dir, language)
+    indexes = plan_indexes(updated, wiki_dir, language, may_create_index)
     plan.writes.update(indexes.writes)
     plan.kept.extend((path, PERSONS_INDEX) for path in indexes.kept)
     return plan

@@ -38,9 +38,18 @@ _CoreConstructor.add_constructor(
 )
 
 
-def _loader() -> YAML:
+class _LenientConstructor(_CoreConstructor):
+    """The core schema, and any other tag read as nothing: a site's `mkdocs.yml` names Python objects
+    (`!!python/name:material.extensions.emoji.twemoji`) and environment variables (`!ENV`) that only its builder
+    resolves; reading the rest of the file must not stop there, and nothing is ever imported or looked up."""
+
+
+_LenientConstructor.add_multi_constructor("", lambda constructor, suffix, node: None)
+
+
+def _loader(lenient: bool = False) -> YAML:
     yaml = YAML(typ="safe", pure=True)  # a fresh loader per call: ruamel's loaders keep state
-    yaml.Constructor = _CoreConstructor
+    yaml.Constructor = _LenientConstructor if lenient else _CoreConstructor
     yaml.version = (1, 2)
     yaml.allow_duplicate_keys = False
     return yaml
@@ -77,12 +86,16 @@ def _check_limits(text: str, max_chars: int, max_depth: int) -> None:
             depth -= 1
 
 
-def load_yaml(text: str, *, max_chars: int = MAX_YAML_CHARS, max_depth: int = MAX_DEPTH) -> Any:
+def load_yaml(
+    text: str, *, max_chars: int = MAX_YAML_CHARS, max_depth: int = MAX_DEPTH, unknown_tags: bool = False
+) -> Any:
     """Parse one YAML document; raises YAMLError (with a line and column where the parser gives one) when it is
-    not valid YAML 1.2, and YAMLLimitError when it passes the size or depth caps or holds an impossible value."""
+    not valid YAML 1.2, and YAMLLimitError when it passes the size or depth caps or holds an impossible value.
+    `unknown_tags`: a value of a tag outside the core schema is read as None instead of refused (a builder's
+    config file)."""
     _check_limits(text, max_chars, max_depth)
     try:
-        return _loader().load(text)
+        return _loader(unknown_tags).load(text)
     except ValueError as exc:  # the constructor's int() past Python's conversion limit (4,300 digits)
         if "digits" in str(exc):
             raise YAMLLimitError("an integer has more digits than can be read (4,300 at most)") from None

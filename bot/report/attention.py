@@ -18,8 +18,9 @@ from typing import Literal, NamedTuple
 from ..claims.errors import EvidenceResourceError
 from ..claims.resources import parse_resource
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageResult, SweepReport
-from ..claims.snippet import snippet_wording
+from ..claims.snippet import parse_snippet, snippet_wording
 from ..claims.verdicts import Verdict
+from ..ground.silence import silencing_advice
 from .phrasing import REANCHOR_HINT, broken_note, diff_lines
 from .wording import one_line
 
@@ -105,7 +106,9 @@ def _evidence_place(evidence: EvidenceResult) -> Place | None:
 def _evidence_finding(
     report: SweepReport, page: PageResult, claim: ClaimResult, evidence: EvidenceResult, text: Callable[[str], str]
 ) -> Finding:
-    on_page = Place(page.page)
+    snippet = parse_snippet(claim.statement)
+    # A copied block's page place is the block's line (its statement keeps it), not the page's top.
+    on_page = Place(page.page, snippet.line, snippet.line) if snippet is not None else Place(page.page)
     place = _evidence_place(evidence)
     statement = text(one_line(claim.statement)[:_STATEMENT_WIDTH])
     about = f"Claim {text(claim.id)} on {text(page.page)} cites {text(evidence.resource)}"
@@ -194,7 +197,7 @@ def _reference_finding(report: SweepReport, ref: BrokenReference, text: Callable
 
 def reference_advice(ref: BrokenReference) -> str:
     """What to do about a broken reference that fails the check."""
-    silence = "or, if the page is right, silence it with <!-- wikiwarden: ignore --> on its line"
+    silence = "or, if the page is right, silence it with " + silencing_advice(ref.page)[0].replace("`", "")
     if ref.what == "renamed" and ref.renamed_to:
         return f"`wikiwarden fix` rewrites the mention to the new name; {silence}."
     return f"Correct the page, {silence}."

@@ -9,6 +9,7 @@ from typing import Any
 from ..claims.results import BrokenReference, ClaimResult, EvidenceResult, PageCoverage, PageResult, SweepReport
 from ..claims.snippet import claim_wording
 from ..claims.verdicts import Verdict
+from ..ground.baseline import is_baselined
 from .attention import attention_only as needing_attention
 from .inert import code, fence, prose
 from .jsonout import dumps_chunks
@@ -137,11 +138,19 @@ def _text_references(report: SweepReport, verbose: bool) -> list[str]:
         for ref in notes:
             out += [_text_reference(ref, report, "·"), f"      {one_line(ref.note or '')}"]
     elif notes:
+        known = [ref for ref in notes if is_baselined(ref.note)]
+        doubtful = len(notes) - len(known)
         out.append("")
-        out.append(
-            f"{plural(len(notes), 'reference names', 'references name')} what is gone but not for certain: "
-            "notes, not failing (--verbose lists them)."
-        )
+        if known:
+            out.append(
+                f"{plural(len(known), 'reference')} in the baseline: known breakage, broken before it was written; "
+                "not failing (--verbose lists them)."
+            )
+        if doubtful:
+            out.append(
+                f"{plural(doubtful, 'reference names', 'references name')} what is gone but not for certain: "
+                "notes, not failing (--verbose lists them)."
+            )
     out += [f"Not read: {one_line(skipped)}: {one_line(why)}" for skipped, why in report.skipped_pages]
     return out
 

@@ -3,6 +3,8 @@ with its evidence then and now, a listing; as text for a terminal and as JSON do
 
 from __future__ import annotations
 
+import shlex
+
 from ..claims.shown import ClaimEdit, ClaimListing, ShownClaim, ShownEvidence
 from ..report.sidebyside import side_by_side, unified
 from ..report.wording import one_line
@@ -38,18 +40,26 @@ def shown_json(shown: ShownClaim) -> dict[str, object]:
     }
 
 
-def render_shown(shown: ShownClaim, width: int) -> str:
+def render_shown(shown: ShownClaim, width: int, base: str | None = None) -> str:
     """The claim, then each record's verdict with its recorded text and its text now side by side (each column
-    `width` wide) and as a diff; when one needs attention, the two commands that settle it."""
+    `width` wide) and as a diff; when one needs attention, the two commands that settle it, as `check` words them
+    (`--base` when the claim was shown through a change: confirm follows the evidence through it first)."""
+    since = ("--base", base) if base is not None else ()
     lines = [f"{one_line(shown.claim.id)}  {one_line(shown.page)}", f"  {one_line(shown.claim.statement)}"]
     for e in shown.evidence:
         lines += _evidence(e, width)
     if shown.needs_attention:
         lines += [
-            f"\nwikiwarden claim confirm {shown.claim.id}   # the statement still holds: re-baseline its evidence",
+            f"\n{_shell('wikiwarden', 'claim', 'confirm', shown.claim.id, *since)}   # the statement still holds: "
+            "re-baseline its evidence",
             f"wikiwarden claim retract {shown.claim.id}   # it does not: remove it (and correct the page)",
         ]
     return _text(lines)
+
+
+def _shell(*words: str) -> str:
+    """A command to copy, each word quoted for a shell when it needs it (as `check`'s next steps quote them)."""
+    return " ".join(shlex.quote(one_line(word)) for word in words)
 
 
 def _evidence(e: ShownEvidence, width: int) -> list[str]:

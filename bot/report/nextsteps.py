@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from ..claims.results import ClaimResult, SweepReport
 from ..claims.snippet import is_snippet
 from ..claims.verdicts import Verdict
+from ..ground.silence import silencing_advice
 from .wording import one_line
 
 HEADING = "What to do:"
@@ -74,11 +75,17 @@ def _references(report: SweepReport, fix: str) -> list[str]:
     lines = []
     if any(ref.what == "renamed" and ref.renamed_to for ref in failing):
         lines.append(f"  renamed references: {fix} rewrites each mention to the new name (no model needed)")
-    if any(not (ref.what == "renamed" and ref.renamed_to) for ref in failing):
+    others = [ref for ref in failing if not (ref.what == "renamed" and ref.renamed_to)]
+    if others:
+        kinds = {silencing_advice(ref.page) for ref in others}
+        line, next_line = sorted(kinds)[0] if len(kinds) == 1 else silencing_advice("page.md")
         lines += [
-            f"  broken references: correct the page, or silence a false alarm with `{IGNORE_LINE}` on its line",
-            f"    (`{IGNORE_NEXT_LINE}` on the line before)",
+            f"  broken references: correct the page, or silence a false alarm with {line}",
+            f"    ({next_line})",
         ]
+        if len(kinds) > 1 and any(ref.page.lower().endswith(".rst") for ref in others):
+            paragraph, before = silencing_advice("page.rst")
+            lines.append(f"    on a reStructuredText page: {before}; or {paragraph}")
     return lines
 
 

@@ -48,7 +48,8 @@ def sync_lines(plan: SyncPlan, wiki_dir: str, dry_run: bool, init_command: str) 
         pages, indexes = plan.counts()
         lines.append((False, (
             f"{wiki_dir}/ is not an OpenWiki wiki (no .last-update.json, no index.md OpenWiki or Wikiwarden "
-            f"wrote): okf sync would add front matter to {plural(pages, 'page')} and indexes to "
-            f"{plural(indexes, 'folder')}; run `{init_command}` to do so"
+            f"wrote): okf sync would add front matter to {plural(pages, 'page')}"
+            + (f" and indexes to {plural(indexes, 'folder')}" if indexes else "")
+            + f"; run `{init_command}` to do so"
         )))  # fmt: skip
     return lines

@@ -18,6 +18,7 @@ from ..source import Source
 from ..source.git import GitError, GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
 from .config import Config, Overrides, read_config
+from .init import find_docs
 from .loop import off_the_loop, run_inline
 from .references import (
     ReferenceRules,
@@ -106,13 +107,31 @@ async def check_revisions(
     head_snapshot = head if head is not None and not isinstance(head, str) else await source.snapshot(head)
     config = await read_config(source, head_snapshot, overrides)
     options = config.sweep_options(recheck_all)
-    require_wiki_folder(head_snapshot, options.wiki_dir)
+    require_wiki(head_snapshot, config)
     problem = pages_problem(head_snapshot, options.wiki_dir)
     if problem is not None:
         raise WikiFolderError(problem)
     rules = await reference_rules(source, head_snapshot, config)
     change = await source.change(base, head_snapshot) if base is not None else None
     return await check(source, head_snapshot, change, options, memory=memory, processes=processes, rules=rules)
+
+
+def require_wiki(snapshot: Snapshot, config: Config) -> None:
+    """`require_wiki_folder` of the settings' wiki folder; when it is the default one, missing, and nothing named
+    it (no settings file, no --wiki-dir), the error says where the docs look to be and to run `wikiwarden init`."""
+    try:
+        require_wiki_folder(snapshot, config.wiki_dir)
+    except WikiFolderError as exc:
+        named = config.file is not None or config.overrides.wiki_dir is not None
+        found = None if named or snapshot.entry(config.wiki_dir) is not None else find_docs(snapshot)
+        if found is None:
+            raise
+        folder, how = found
+        raise WikiFolderError(
+            f"the wiki folder {config.wiki_dir}/ does not exist and no .github/wikiwarden.yml names one; the docs "
+            f"look to be in {folder}/ ({how}): run `wikiwarden init` to write the settings naming it, or check it "
+            f"now with --wiki-dir {folder}"
+        ) from exc
 
 
 def check_repository(
@@ -173,7 +192,7 @@ async def check_commit(
     source = LocalSource(repo)
     head_snapshot = await source.snapshot(head, label=head_label)
     config = await read_config(source, head_snapshot, overrides)
-    require_wiki_folder(head_snapshot, config.wiki_dir)
+    require_wiki(head_snapshot, config)
     found = None
     if base is not None:
         try:

@@ -24,7 +24,6 @@ from ..fix.work import PageWork, page_errors, pages_with_work, plan_work
 from ..ground.formats import code_blocks
 from ..okf.index import INDEX
 from ..okf.project import ACTOR
-from ..okf.sync import recognise
 from ..source import Source
 from ..source.git import SHALLOW_HISTORY, GitError, GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
@@ -32,6 +31,7 @@ from ..source.memory import SweepMemory
 from .check import check
 from .config import Config
 from .references import ReferenceRules, reference_rules
+from .site import is_okf_wiki
 
 
 @dataclass
@@ -87,10 +87,7 @@ async def prepare_fix(
     last = head.entry(last_path)
     previous = head.read(last_path) if last is not None and last.kind is Kind.FILE else None
     checked_since = None if change is None or options.recheck_all else (change.base.commit or change.base.label)
-    okf_wiki = recognise(
-        {path: head.read(path) for path in (last_path, root_index) if (e := head.entry(path)) and e.kind is Kind.FILE},
-        options.wiki_dir,
-    ).is_openwiki_wiki
+    okf_wiki = await is_okf_wiki(source, head, options.wiki_dir)
     return FixInputs(report, work, view, previous, change, checked_since, head.read, okf_wiki)
 
 

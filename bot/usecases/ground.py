@@ -32,14 +32,17 @@ from ..ground.references import references
 from ..ground.snippets import SnippetIndex, block_lines
 from ..ground.symbols import SymbolIndex, language_of
 from ..ground.work import GroundWork
+from ..ground.writing import WritingRules
 from ..okf.project import ACTOR
 from ..parallel import cyclic_gc_paused
 from ..source import Source
 from ..source.git import GitRepository, LocalSource
 from ..source.localwiki import LocalWiki
 from .check import check
+from .config import read_config
 from .fix import now_iso
 from .references import doc_pages
+from .site import writing_rules
 from .snippets import SnippetBinding, bind_snippets, snippet_sources
 
 
@@ -62,6 +65,7 @@ class GroundInputs:
     snippets: SnippetIndex = field(default_factory=lambda: SnippetIndex({}))  # what a code block may copy
     bindable: list[GroundWork] = field(default_factory=list)  # the wiki's other pages, read for their copies
     bound: SnippetBinding | None = None  # the copies bound without a model (a run without one)
+    rules: WritingRules = field(default_factory=WritingRules)  # what may be written into the pages
 
 
 @dataclass
@@ -127,7 +131,16 @@ async def prepare_ground(
         block for item in [*work, *bindable] if item.problem is None for block in code_blocks(item.page, item.text)
     ]
     snippets = SnippetIndex({p: head.read(p) for p in sources}, block_lines(blocks))
-    return GroundInputs(work, waiting, view, index, taken, holding, settled, others, snippets, bindable)
+    writing = await writing_rules(source, head, wiki_dir, await _history(source, head))
+    return GroundInputs(work, waiting, view, index, taken, holding, settled, others, snippets, bindable, rules=writing)
+
+
+async def _history(source: Source, head: Snapshot) -> tuple[str, ...]:
+    """The settings' history patterns (none when the settings cannot be read: the command reading them says why)."""
+    try:
+        return tuple((await read_config(source, head)).history)
+    except (ValueError, OSError):
+        return ()
 
 
 async def _chosen(
@@ -217,8 +230,9 @@ async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_di
     result = GroundResult(model=grounder.model if grounder else None, waiting=list(inputs.waiting))
     taken = set(inputs.taken)
     result.snippets = bind_snippets(
-        [*inputs.work, *inputs.bindable], inputs.snippets, taken, inputs.holding, wiki_dir=wiki_dir, at=at
-    )
+        [*inputs.work, *inputs.bindable], inputs.snippets, taken, inputs.holding, wiki_dir=wiki_dir, at=at,
+        rules=inputs.rules,
+    )  # fmt: skip
     result.files.update(result.snippets.files)
     for work in inputs.work:
         if work.problem is not None:
@@ -235,7 +249,7 @@ async def run_ground(inputs: GroundInputs, grounder: Grounder | None, *, wiki_di
         grounded = ground_page(
             work.page, work.text, work.sidecar_path, work.sidecar, decisions.checked, taken, work.quotes,
             wiki_dir=wiki_dir, actor=ACTOR, at=at, existing_hold=inputs.holding.get(work.page, True),
-            accepted=decisions.failure is None,
+            accepted=decisions.failure is None, okf_front_matter=inputs.rules.okf_front_matter,
         )  # fmt: skip
         if decisions.failure and grounded.problem is None:
             grounded.problem = decisions.failure
@@ -272,7 +286,7 @@ async def ground_working_tree(
             taken = set(inputs.taken)
             inputs.bound = bind_snippets(
                 [*inputs.work, *inputs.bindable], inputs.snippets, taken, inputs.holding,
-                wiki_dir=options.wiki_dir, at=now_iso(),
+                wiki_dir=options.wiki_dir, at=now_iso(), rules=inputs.rules,
             )  # fmt: skip
             written = sorted(inputs.bound.files)
             if not dry_run:

@@ -9,16 +9,16 @@ the working tree through its snapshot.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 
 from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR
 from ..claims.snapshot import Kind, Snapshot
 from ..ground.formats import page_kind
+from ..ground.site import Site
+from .site import snapshot_site
 
 WORKFLOW_PATH = ".github/workflows/wikiwarden.yml"
 PRE_COMMIT_PATH = ".pre-commit-config.yaml"
-_DOCS_DIR = re.compile(r"^docs_dir:[ \t]*['\"]?([^'\"#\s]+)", re.M)
 _USUAL = ("docs", "doc", "documentation", "wiki")
 
 CONFIG_TEMPLATE = """\
@@ -70,6 +70,7 @@ class InitPlan:
     found_by: str
     writes: dict[str, str] = field(default_factory=dict)
     kept: list[tuple[str, str]] = field(default_factory=list)  # (path, what to do by hand)
+    site: list[str] = field(default_factory=list)  # what the site's builder leaves out, as checks will read it
 
 
 def _holds_pages(snapshot: Snapshot, folder: str) -> bool:
@@ -79,16 +80,13 @@ def _holds_pages(snapshot: Snapshot, folder: str) -> bool:
     return any(e.kind is Kind.FILE and page_kind(p) is not None for p, e in snapshot.walk(folder))
 
 
-def find_docs(snapshot: Snapshot) -> tuple[str, str] | None:
+def find_docs(snapshot: Snapshot, site: Site | None = None) -> tuple[str, str] | None:
     """The docs folder and how it was found, or None."""
     if _holds_pages(snapshot, DEFAULT_WIKI_DIR):
         return DEFAULT_WIKI_DIR, "an OpenWiki wiki"
-    mkdocs = next((n for n in ("mkdocs.yml", "mkdocs.yaml") if (e := snapshot.entry(n)) and e.kind is Kind.FILE), None)
-    if mkdocs is not None:
-        named = _DOCS_DIR.search(snapshot.read(mkdocs).decode("utf-8", "replace"))
-        folder = named.group(1).strip("/") if named else "docs"
-        if _holds_pages(snapshot, folder):
-            return folder, f"the docs_dir of {mkdocs}"
+    site = site if site is not None else snapshot_site(snapshot)
+    if site.kind == "mkdocs" and site.docs_dir and _holds_pages(snapshot, site.docs_dir):
+        return site.docs_dir, f"the docs_dir of {site.config}"
     for folder in _USUAL:
         for sphinx in (f"{folder}/conf.py", f"{folder}/source/conf.py"):
             if (e := snapshot.entry(sphinx)) and e.kind is Kind.FILE:
@@ -99,18 +97,42 @@ def find_docs(snapshot: Snapshot) -> tuple[str, str] | None:
     return None
 
 
+def site_notes(snapshot: Snapshot, site: Site, wiki_dir: str) -> list[str]:
+    """What the site's builder does not publish of the docs folder's pages, as checks will treat it: pages the site
+    excludes are not checked as pages (an include fragment is read through the pages including it), blog posts are
+    history; and what of its configuration could not be read."""
+    notes = [f"{problem} (read as far as it could be)" for problem in site.problems]
+    if site.kind is None or site.docs_dir != wiki_dir:
+        return notes
+    pages = [p for p, e in snapshot.walk(wiki_dir) if e.kind is Kind.FILE and page_kind(p) is not None]
+    excluded = [p for p in pages if site.excluded(p) and not any(s.startswith(".") for s in p.split("/"))]
+    if excluded:
+        shown = ", ".join(excluded[:3]) + (f" and {len(excluded) - 3} more" if len(excluded) > 3 else "")
+        notes.append(
+            f"{len(excluded)} page{'s' if len(excluded) != 1 else ''} the site excludes ({shown}): not checked as "
+            "pages; an include fragment is read through the pages including it"
+        )
+    posts = [p for p in pages if site.is_post(p)]
+    if posts:
+        notes.append(f"{len(posts)} blog post{'s' if len(posts) != 1 else ''} under {site.post_dirs[0]}/: history, "
+                     "never bound or rewritten")  # fmt: skip
+    return notes
+
+
 def plan_init(snapshot: Snapshot, wiki_dir: str | None = None, branch: str = "main") -> InitPlan:
     """The plan for a working tree: `wiki_dir` when given, else the docs folder found (ValueError when none)."""
+    site = snapshot_site(snapshot)
     if wiki_dir is not None:
         plan = InitPlan(wiki_dir, "--wiki-dir")
     else:
-        found = find_docs(snapshot)
+        found = find_docs(snapshot, site)
         if found is None:
             raise ValueError(
                 "no docs folder found (no openwiki/, no MkDocs or Sphinx site, no docs/ or doc/ with pages): name "
                 "it with --wiki-dir"
             )
         plan = InitPlan(*found)
+    plan.site = site_notes(snapshot, site, plan.wiki_dir)
     wanted = {
         CONFIG_PATH: CONFIG_TEMPLATE.format(wiki_dir=plan.wiki_dir),
         WORKFLOW_PATH: WORKFLOW_TEMPLATE.format(wiki_dir=plan.wiki_dir, branch=json.dumps(branch)),

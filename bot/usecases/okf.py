@@ -11,11 +11,14 @@ from ..claims.pages import normalize_wiki_dir, require_wiki_folder
 from ..claims.results import ClaimResult
 from ..claims.sweep import Sweeper
 from ..claims.verdicts import OpenWikiVerdict
-from ..okf.sync import GroundedPage, SyncPlan, plan_sync, recognise
+from ..ground.writing import WritingRules
+from ..okf.sync import OKF_MARKER, OKF_MARKER_CONTENT, GroundedPage, SyncPlan, plan_sync, recognise
 from ..okf.validate import Problem, validate_bundle
 from ..parallel import Forking
 from ..source.git import GitRepository
 from ..source.localwiki import LocalWiki
+from .config import read_local_config
+from .site import snapshot_site
 
 
 def _language(files: dict[str, bytes], wiki_dir: str) -> str:
@@ -41,18 +44,37 @@ def sync_okf(
     dry_run: bool = False,
     init: bool = False,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    indexes: bool = False,
 ) -> SyncPlan:
     """`okf sync`: migrate pages, project `sources` and `verified`, regenerate the indexes OpenWiki or Wikiwarden
     wrote and refresh page versions, in the working tree. Nothing is written when `dry_run`, nor in a folder that
-    is not an OpenWiki wiki unless `init` (the plan says so: `held`). Unless `dry_run`, read and written under the
-    wiki's lock, as every command writing the wiki is."""
+    is not an OpenWiki wiki unless `init` (the plan says so: `held`). On a docs site the writing rules hold
+    (`bot.ground.writing`): history, include fragments and unpublished pages left as they are, no new index.md
+    unless `indexes`. `init` on a folder not yet OKF leaves its marker (`OKF_MARKER`). Unless `dry_run`, read and
+    written under the wiki's lock, as every command writing the wiki is."""
     wiki_dir = normalize_wiki_dir(wiki_dir)
     local = LocalWiki(repo.root, wiki_dir)
+    try:
+        history = tuple(read_local_config(repo).history)
+    except ValueError:  # the command reading the settings says why; sync still leaves history by name
+        history = ()
+    rules = WritingRules.of(True, snapshot_site(repo.worktree()), history)
     with contextlib.nullcontext() if dry_run else local.writing():
-        return _sync(local, wiki_dir, dry_run=dry_run, init=init, max_file_bytes=max_file_bytes)
+        return _sync(
+            local, wiki_dir, dry_run=dry_run, init=init, max_file_bytes=max_file_bytes, rules=rules, indexes=indexes
+        )
 
 
-def _sync(local: LocalWiki, wiki_dir: str, *, dry_run: bool, init: bool, max_file_bytes: int) -> SyncPlan:
+def _sync(
+    local: LocalWiki,
+    wiki_dir: str,
+    *,
+    dry_run: bool,
+    init: bool,
+    max_file_bytes: int,
+    rules: WritingRules,
+    indexes: bool,
+) -> SyncPlan:
     require_wiki_folder(local.snapshot, wiki_dir)  # never an index.md in a folder that is not the wiki
     files, links = local.files()
     options = SweepOptions(wiki_dir=wiki_dir, max_file_bytes=max_file_bytes)
@@ -71,11 +93,20 @@ def _sync(local: LocalWiki, wiki_dir: str, *, dry_run: bool, init: bool, max_fil
         if loaded.sidecar is not None
     }
     recognition = recognise(files, wiki_dir)
-    plan = plan_sync(
-        files, wiki_dir, grounded, _language(files, wiki_dir), pages_by_openwiki=recognition.pages_by_openwiki
+    docs = rules.site.docs_dir
+    overlap = docs is not None and (
+        docs in ("", ".") or f"{wiki_dir}/".startswith(f"{docs}/") or f"{docs}/".startswith(f"{wiki_dir}/")
     )
+    site = rules.site if rules.site.kind is not None and overlap else None
+    plan = plan_sync(
+        files, wiki_dir, grounded, _language(files, wiki_dir), pages_by_openwiki=recognition.pages_by_openwiki,
+        leave=rules.why_left if site is not None else None,
+        may_create_index=(lambda folder: rules.may_create_index(folder, indexes)) if site is not None else None,
+    )  # fmt: skip
     plan.recognition = recognition
     plan.held = not recognition.is_openwiki_wiki and not init
+    if init and not recognition.is_openwiki_wiki:
+        plan.writes[f"{wiki_dir}/{OKF_MARKER}"] = OKF_MARKER_CONTENT  # its pages take OKF front matter from now on
     plan.problems.extend((path, "a symlink: left as it is") for path in links if path.endswith(".md"))
     for path in set(links) & set(plan.writes):  # a symlinked index.md: never written through
         del plan.writes[path]

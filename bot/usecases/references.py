@@ -42,10 +42,12 @@ from ..ground.modules import module_moves, names_moved, with_module_renames
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
 from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
+from ..ground.site import Site
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
 from ..parallel import Child
 from ..source import Source
 from .config import Config
+from .site import load_site, site_fragments
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,22 @@ class ReferenceRules:
 
     pages: PageRules = field(default_factory=PageRules)
     baseline: tuple[str, frozenset[tuple[str, str, str]]] | None = None
+    site: Site = field(default_factory=Site)  # the docs site's builder: what it leaves out, its blog's posts
+
+    def checked(self, page: str) -> bool:
+        """Whether a page's references are checked as a page's: not history (a blog post is), not excluded by
+        the settings or by the site (a fragment the site excludes is checked through the pages including it)."""
+        return self.pages.checked(page) and not self.site.left_out(page) and not self.site.is_post(page)
 
 
 async def reference_rules(source: Source, head: Snapshot, config: Config) -> ReferenceRules:
     """What the settings say of references: the pages checked, and the baseline (read at `head`, the commit or
     tree being checked); BaselineError when the baseline named cannot be used (missing, not a file, not one)."""
     pages = PageRules.of(config.exclude, config.history)
+    site = await load_site(source, head)
     path = config.baseline
     if path is None:
-        return ReferenceRules(pages)
+        return ReferenceRules(pages, site=site)
     entry = head.entry(path)
     if entry is None or entry.kind is not Kind.FILE:
         what = "does not exist" if entry is None else "is not a regular file"
@@ -74,7 +83,7 @@ async def reference_rules(source: Source, head: Snapshot, config: Config) -> Ref
     if entry.size is not None and entry.size > MAX_BASELINE_BYTES:
         raise BaselineError(f"{path}: {entry.size:,} bytes; a baseline may hold at most {MAX_BASELINE_BYTES:,}")
     await source.fetch(head, [path])
-    return ReferenceRules(pages, (path, parse_baseline(head.read(path), path)))
+    return ReferenceRules(pages, (path, parse_baseline(head.read(path), path)), site)
 
 
 def doc_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> tuple[list[str], list[tuple[str, int]]]:
@@ -212,17 +221,20 @@ async def with_references(
     every, too_large = doc_pages(head, options.wiki_dir, options.max_file_bytes)
     skipped = tuple((page, _too_large(size, options.max_file_bytes)) for page, size in too_large)
     head_paths = frozenset(source.files(head))  # a frozenset: its folders are gathered once (`is_folder`)
-    checked = [p for p in every if rules.pages.checked(p)]
+    checked = [p for p in every if rules.checked(p)]
+    included = await _included(source, head, rules.site, every, checked, head_paths)
     if change is not None:
-        found = await _broken_by(source, head, change, options, checked, head_paths)
+        found = await _broken_by(source, head, change, options, checked, head_paths, included)
         return dataclasses.replace(
             report, broken_references=_judged(found, rules), skipped_pages=skipped, referencing_pages=len(checked)
         )
     read = await _readings(source, head, every, readings, apart)
     missing = [
-        ref
-        for page in checked
-        for ref in missing_paths(page, read[page].mentions, head_paths, site_root(page, options.wiki_dir, head_paths))
+        ref._replace(page=page)
+        for page, resolved_from in _as_read(checked, included)
+        for ref in missing_paths(
+            resolved_from, read[page].mentions, head_paths, site_root(resolved_from, options.wiki_dir, head_paths)
+        )
     ]
     found = await _runtime_notes(source, head, missing, options.wiki_dir)
     measured = await _coverage(source, head, options, report, read)
@@ -233,6 +245,29 @@ async def with_references(
         skipped_pages=skipped,
         referencing_pages=len(checked),
     )
+
+
+async def _included(
+    source: Source, head: Snapshot, site: Site, every: list[str], checked: list[str], paths: frozenset[str]
+) -> dict[str, list[str]]:
+    """The include fragments the site leaves out, each with the checked pages including it (read only when the site
+    leaves a page out: the pages are read for their include lines then)."""
+    if not any(site.left_out(page) for page in every):
+        return {}
+    await source.fetch(head, every)
+    texts = {page: _text(head.read(page)) for page in every}
+    found = site_fragments(site, texts, paths)
+    return {
+        page: [p for p in by if p in checked] for page, by in found.items() if site.left_out(page) and page in texts
+    }
+
+
+def _as_read(checked: list[str], included: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """(page, the page its links resolve from): each checked page from itself, each fragment from each page that
+    includes it (a fragment nothing checked includes is not read)."""
+    return [(page, page) for page in checked] + [
+        (fragment, page) for fragment, by in sorted(included.items()) for page in by
+    ]
 
 
 async def _readings(
@@ -353,22 +388,31 @@ async def _changed_code(source: Source, head: Snapshot, change: Change, options:
 
 
 async def _broken_by(
-    source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: frozenset[str]
+    source: Source,
+    head: Snapshot,
+    change: Change,
+    options: SweepOptions,
+    checked: list[str],
+    head_paths: frozenset[str],
+    included: dict[str, list[str]] | None = None,
 ) -> list[BrokenReference]:
-    """The references of `pages` the change broke: read only when the change removed what a page could name."""
+    """The references of the `checked` pages (and the fragments they include, `included`, read as from each page
+    including them) the change broke: read only when the change removed what a page could name."""
     changed = await _changed_code(source, head, change, options)
     if not changed.gone:
         return []
+    pairs = _as_read(checked, included or {})
+    pages = sorted({page for page, _ in pairs})
     await source.fetch(head, pages)
     base_paths = changed.code.paths_before
-    roots = {page: site_root(page, options.wiki_dir, base_paths) for page in pages}
+    roots = {by: site_root(by, options.wiki_dir, base_paths) for _, by in pairs}
     texts = {page: _text(head.read(page)) for page in pages}
     mentioned = {page: live_mentions(page, texts[page]) for page in pages}
     moves = module_moves(changed.code.renames, base_paths, head_paths)  # modules and packages renamed
     suspects = [
-        page
-        for page in pages
-        if any(may_name(m, page, changed.gone, roots[page]) or names_moved(m, moves) for m in mentioned[page])
+        (page, by)
+        for page, by in pairs
+        if any(may_name(m, by, changed.gone, roots[by]) or names_moved(m, moves) for m in mentioned[page])
     ]
     if not suspects:
         return []
@@ -377,9 +421,9 @@ async def _broken_by(
     exported |= _exported_lazily(changed.gone.names, _readable(head, changed.after_files))
     index = SymbolIndex([*changed.code.before.definitions, *others.definitions])
     found = (
-        ref
-        for page in suspects
-        for ref in references(page, "", base_paths, index, site_root=roots[page], mentioned=mentioned[page])
+        dataclasses.replace(ref, page=page)
+        for page, by in suspects
+        for ref in references(by, "", base_paths, index, site_root=roots[by], mentioned=mentioned[page])
     )
     dead = dead_after(
         found,
@@ -389,21 +433,33 @@ async def _broken_by(
         texts_after=lambda path: _text(head.read(path)).split("\n"),
     )
     at_head = SymbolIndex([*changed.code.after.definitions, *others.definitions])
-    dead = [d for d in dead if not _reachable(d, head, head_paths, at_head, roots[d.page], exported)]
-    dead = with_module_renames(dead, {page: mentioned[page] for page in suspects}, moves, changed.code)
+    resolved_from = dict(suspects)  # a fragment's mentions resolve from a page including it
+    dead = [
+        d
+        for d in dead
+        if not _reachable(d, head, head_paths, at_head, resolved_from.get(d.page, d.page), roots, exported)
+    ]
+    dead = with_module_renames(dead, {page: mentioned[page] for page, _ in suspects}, moves, changed.code)
     found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)
     ]
-    return [ref for page in suspects for ref in example_notes([r for r in found_now if r.page == page], texts[page])]
+    return [ref for page in pages for ref in example_notes([r for r in found_now if r.page == page], texts[page])]
 
 
 def _reachable(
-    dead: DeadReference, head: Snapshot, head_paths: frozenset[str], at_head: SymbolIndex, root: str, exported: set[str]
+    dead: DeadReference,
+    head: Snapshot,
+    head_paths: frozenset[str],
+    at_head: SymbolIndex,
+    by: str,
+    roots: dict[str, str],
+    exported: set[str],
 ) -> bool:
-    """Whether what a dead reference named is still there for a reader: moved (or another by its name), still
-    reachable under its old name (`lives_on`), answered for by a module, or in a file that does not parse."""
-    if resolve(dead.mention, dead.page, head_paths, at_head, root):
+    """Whether what a dead reference named is still there for a reader (reading it from page `by`): moved (or
+    another by its name), still reachable under its old name (`lives_on`), answered for by a module, or in a file
+    that does not parse."""
+    if resolve(dead.mention, by, head_paths, at_head, roots[by]):
         return True
 
     def text(definition: Definition) -> str:

@@ -14,6 +14,7 @@ from ..ground.quotes import parse_quotes, quotes_path
 from ..ground.snippets import SnippetIndex, bind
 from ..ground.symbols import language_of
 from ..ground.work import GroundWork
+from ..ground.writing import WritingRules
 from ..okf.project import ACTOR
 
 # Files a block may be copied from besides code: configuration and scripts.
@@ -41,6 +42,7 @@ class SnippetBinding:
 
     pages: list[PageGrounding] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)
+    left: list[tuple[str, str]] = field(default_factory=list)  # (page, why its blocks were not bound)
 
     @property
     def bound(self) -> int:
@@ -55,9 +57,12 @@ def bind_snippets(
     *,
     wiki_dir: str,
     at: str,
+    rules: WritingRules | None = None,
 ) -> SnippetBinding:
-    """Bind every page's copies not bound yet; each page's work is brought up to date with what was written (so
-    the model grounds the page as binding left it), and the claim ids used are added to `taken`."""
+    """Bind every page's copies not bound yet, on the pages `rules` lets be bound (never history, never a page the
+    site does not publish); each page's work is brought up to date with what was written (so the model grounds the
+    page as binding left it), and the claim ids used are added to `taken`."""
+    rules = rules or WritingRules()
     binding = SnippetBinding()
     for work in works:
         if work.problem is not None or not work.page.lower().endswith(".md"):
@@ -65,10 +70,15 @@ def bind_snippets(
         bound = bind(work.page, work.text, work.sidecar, index)
         if not bound.statements:
             continue
+        why = rules.why_not_bound(work.page)
+        if why is not None:
+            binding.left.append((work.page, why))
+            continue
         checked = CheckedGrounding(bound.text, claims=bound.statements)
         grounded = ground_page(
             work.page, work.text, work.sidecar_path, work.sidecar, checked, taken, work.quotes, wiki_dir=wiki_dir,
             actor=ACTOR, at=at, existing_hold=holding.get(work.page, True), accepted=False,
+            okf_front_matter=rules.okf_front_matter,
         )  # fmt: skip
         if grounded.problem is not None or not grounded.added:
             continue

@@ -264,10 +264,10 @@ async def test_a_page_whose_evidence_only_moved_is_verified(make_repo) -> None:
     assert (meta["status"], meta["model"], meta["language"]) == ("complete", "none", "pt-BR")
 
 
-async def test_a_docs_site_page_keeps_its_front_matter_as_a_person_wrote_it(make_repo) -> None:
-    """Outside an OKF wiki (no `.last-update.json`, no generated index: a person's docs site), a page without front
-    matter gets none from the fix (as `okf sync` leaves it without --init); one with front matter gets its OKF
-    fields; an OpenWiki wiki's page gets them either way."""
+async def test_openwikis_own_folder_takes_okf_front_matter_with_or_without_its_record(make_repo) -> None:
+    """`openwiki/` is OpenWiki's folder: its pages get OKF fields from the fix with or without `.last-update.json`,
+    with or without front matter before (a person's docs site, which gets none, is tested in
+    tests/faces/cli/test_cli_site.py)."""
     repo = make_repo()
     repo.write("src/a.py", "def f():\n    return 1\n")
     plain, fronted = "# F\n\n`f` returns 1.\n", "---\ntitle: F\n---\n\n# F\n\n`f` returns 1.\n"
@@ -289,10 +289,8 @@ async def test_a_docs_site_page_keeps_its_front_matter_as_a_person_wrote_it(make
             prepared.repo.close()
         assert {o.action for o in result.outcomes} == {Action.REANCHORED}
         assert f"{WIKI}/.claims/plain.json" in result.files and f"{WIKI}/.claims/fronted.json" in result.files
-        assert (f"{WIKI}/plain.md" in result.files) is openwiki
         assert source("repo://src/a.py") in result.files[f"{WIKI}/fronted.md"].decode()
-        if openwiki:
-            assert source("repo://src/a.py") in result.files[f"{WIKI}/plain.md"].decode()
+        assert source("repo://src/a.py") in result.files[f"{WIKI}/plain.md"].decode()
 
 
 async def test_nothing_to_fix_writes_nothing(make_repo) -> None:

@@ -32,8 +32,19 @@ def test_a_start_without_an_end_runs_to_the_page_end() -> None:
 
 def test_mdx_and_rst_comments() -> None:
     assert silenced_lines("{/* wikiwarden: ignore-next-line */}\n`a`\n") == frozenset({2})
-    assert silenced_lines("Text.\n\n.. wikiwarden: ignore-next-line\n\n``a``\n") == frozenset({4})
+    # A reStructuredText comment is a block of its own, so the line it silences is the next one with text.
+    assert silenced_lines("Text.\n\n.. wikiwarden: ignore-next-line\n\n``a``\n") == frozenset({5})
+    assert silenced_lines("<!-- wikiwarden: ignore-next-line -->\n`a`\n`b`\n") == frozenset({2})
     assert silenced_lines(".. wikiwarden: ignore-start\n\n``a``\n\n.. wikiwarden: ignore-end\n") == {1, 2, 3, 4, 5}
+
+
+def test_the_advice_is_in_the_pages_own_format() -> None:
+    from bot.ground.silence import silencing_advice
+
+    assert silencing_advice("docs/a.md")[0] == "`<!-- wikiwarden: ignore -->` on its line"
+    assert silencing_advice("docs/a.mdx")[1] == "`{/* wikiwarden: ignore-next-line */}` on the line before"
+    paragraph, before = silencing_advice("doc/a.RST")
+    assert "<!--" not in paragraph + before and "`.. wikiwarden: ignore-next-line` as a comment of its own" in before
 
 
 def test_only_a_comment_silences_not_prose_naming_the_syntax() -> None:

@@ -326,13 +326,15 @@ def test_sync_never_overwrites_a_persons_index(mkdocs: GitRepo, capsys: pytest.C
     persons = ("docs/index.md", "docs/guide/index.md", "docs/edited/index.md")
     before = {path: mkdocs.read(path) for path in persons}
     with GitRepository(mkdocs.root) as git:
-        plan = sync_okf(git, "docs", init=True)  # a person's site: synced only when asked
+        unasked = sync_okf(git, "docs", init=True, dry_run=True)  # a site: no new index.md unless asked
+        plan = sync_okf(git, "docs", init=True, indexes=True)  # a person's site: synced only when asked
+    assert set(unasked.writes) == {"docs/guide/queue.md", "docs/.wikiwarden/okf.json"}
     assert [path for path, _why in plan.kept] == ["docs/edited/index.md", "docs/guide/index.md", "docs/index.md"]
     assert all("not an index OpenWiki or Wikiwarden wrote" in why for _path, why in plan.kept)
     assert plan.problems == []
     assert {path: mkdocs.read(path) for path in persons} == before
     assert mkdocs.read("docs/guide/deep/index.md") == b"# Files\n\n- [Workers](workers.md)\n"
-    assert set(plan.writes) == {"docs/guide/queue.md", "docs/guide/deep/index.md"}
+    assert set(plan.writes) == {"docs/guide/queue.md", "docs/guide/deep/index.md", "docs/.wikiwarden/okf.json"}
 
     assert main(["okf", "sync", "--repo", str(mkdocs.root), "--wiki-dir", "docs"]) == 0  # nothing is wrong
     assert "everything is up to date" in capsys.readouterr().out

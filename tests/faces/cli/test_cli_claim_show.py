@@ -103,3 +103,16 @@ def test_an_unknown_claim_is_an_error(grounded, cli) -> None:
     run = cli("claim", "show", "--repo", repo.root, "claim_" + "0" * 32)
     assert (run.code, run.out) == (2, "")
     assert run.err == f"wikiwarden: error: no claim claim_{'0' * 32} in openwiki/\n"
+
+
+def test_show_through_a_change_ends_with_the_confirm_check_gives(grounded, cli) -> None:
+    """Shown with --base, the commands that settle the claim are check's own: `claim confirm ID --base REV`."""
+    repo, tried, _wait = grounded
+    repo.write("src/retry.py", RETRY.replace("= 3", "= 5"))
+    repo.commit("five tries")
+    run = cli("claim", "show", "--repo", repo.root, tried, "--base", "HEAD~1")
+    assert run.code == 1
+    confirm = f"wikiwarden claim confirm {tried} --base 'HEAD~1'"
+    assert f"\n{confirm}   # the statement still holds" in run.out
+    check = cli("check", "--repo", repo.root, "--base", "HEAD~1")
+    assert f"`wikiwarden claim confirm {tried} --repo {repo.root} --base 'HEAD~1'`" in check.out  # check's words

@@ -84,3 +84,26 @@ def repo_snapshot(repo: GitRepo):  # type: ignore[no-untyped-def]
     from bot.source.git import GitRepository
 
     return GitRepository(repo.root).worktree()
+
+
+def test_init_reads_an_inherited_config_and_says_what_the_site_excludes(repo: GitRepo, cli) -> None:
+    repo.write("mkdocs.yml", "INHERIT: config/base.yml\nsite_name: X\n")
+    repo.write(
+        "config/base.yml",
+        "docs_dir: site\nexclude_docs: |\n  snippets/\nmarkdown_extensions:\n  - pymdownx.emoji:\n"
+        "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n  - pymdownx.snippets:\n"
+        "      base_path: [site/snippets]\nplugins:\n  - blog\n",
+    )
+    repo.write("site/index.md", '# X\n\n--8<-- "install.md"\n')
+    repo.write("site/snippets/install.md", "See [the guide](guide.md).\n")
+    repo.write("site/guide.md", "# Guide\n")
+    repo.write("site/blog/posts/hello.md", "# Hello\n")
+    repo.commit("an inherited site")
+    run = cli("init", "--repo", repo.root)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[:3] == [
+        "docs folder: site/ (found by the docs_dir of mkdocs.yml)",
+        "site: 1 page the site excludes (site/snippets/install.md): not checked as pages; an include fragment is "
+        "read through the pages including it",
+        "site: 1 blog post under site/blog/posts/: history, never bound or rewritten",
+    ]

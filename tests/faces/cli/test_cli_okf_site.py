@@ -14,7 +14,7 @@ from conftest import GitRepo
 
 SITE = Path(__file__).parents[2] / "data" / "httpx_docs" / "docs"
 PAGES = ["docs/advanced/resource-limits.md", "docs/advanced/timeouts.md", "docs/http2.md"]
-WRITTEN = sorted([*PAGES, "docs/advanced/index.md"])
+WRITTEN = sorted([*PAGES, "docs/.wikiwarden/okf.json"])  # a MkDocs site: no new index.md unless --indexes asks
 LAST_UPDATE = (
     '{\n  "updatedAt": "2026-08-22T08:02:55.052Z",\n  "command": "update",\n  "gitHead": "'
     + "0" * 40
@@ -44,7 +44,7 @@ def test_without_init_a_persons_site_is_left_and_sync_says_how(site: GitRepo, cl
     assert (run.code, run.err) == (0, "")
     assert run.out == (
         "docs/ is not an OpenWiki wiki (no .last-update.json, no index.md OpenWiki or Wikiwarden wrote): okf sync "
-        f"would add front matter to 3 pages and indexes to 1 folder; run `wikiwarden okf sync --repo {site.root} "
+        f"would add front matter to 3 pages; run `wikiwarden okf sync --repo {site.root} "
         "--wiki-dir docs --init` to do so\n"
     )
     assert status(site.root) == [] and _files(site.root) == before
@@ -52,7 +52,7 @@ def test_without_init_a_persons_site_is_left_and_sync_says_how(site: GitRepo, cl
     dry = cli("okf", "sync", "--repo", site.root, "--wiki-dir", "docs", "--dry-run")
     assert dry.code == 0
     assert [line for line in dry.out.splitlines() if line.startswith("would write ")] == [
-        f"would write {path}" for path in WRITTEN
+        f"would write {path}" for path in PAGES
     ]
     assert "left as it is: docs/index.md: a page of its own" in dry.out
     assert dry.out.endswith("--wiki-dir docs --init` to do so\n")
@@ -101,11 +101,9 @@ def test_init_writes_only_pages_and_the_indexes_of_folders_with_pages(site: GitR
         b'---\ntype: "Reference"\ntitle: "Timeouts"\n---\n\n' + before["docs/advanced/timeouts.md"]
     )
     assert after["docs/http2.md"].startswith(b'---\ntype: "Reference"\ntitle: "HTTP/2"\n---\n\n# HTTP/2\n')
-    assert after["docs/advanced/index.md"] == (
-        b"# Files\n\n- [Resource limits](resource-limits.md)\n- [Timeouts](timeouts.md)\n"
-    )
+    assert "docs/advanced/index.md" not in after  # a new page the site would publish: only with --indexes
 
-    # The index it wrote marks the folder as one sync keeps: later runs need no --init, and find nothing to do.
+    # The marker it wrote makes the folder an OKF wiki sync keeps: later runs need no --init, and find nothing to do.
     site.commit("synced")
     again = cli("okf", "sync", "--repo", site.root, "--wiki-dir", "docs")
     assert (again.code, again.out) == (0, "left as it is: docs/index.md: a page of its own, not an index OpenWiki "

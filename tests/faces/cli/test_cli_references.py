@@ -67,7 +67,10 @@ def test_a_rename_fails_the_check_names_the_new_path_and_fix_rewrites_it(docs: G
     fixed = cli("fix", "--repo", docs.root, "--base", "v1")
     assert fixed.code == 0, fixed.out
     assert "✎ docs/guide.md:3  src/util.py → src/helpers.py" in fixed.out
-    assert docs.read("docs/guide.md") == b"# Guide\n\nThe helpers live in `src/helpers.py`; call `helpers.flatten_all()`.\n"
+    assert (
+        docs.read("docs/guide.md")
+        == b"# Guide\n\nThe helpers live in `src/helpers.py`; call `helpers.flatten_all()`.\n"
+    )
     assert cli("check", "--repo", docs.root, "--base", "v1").code == 0
 
 
@@ -100,6 +103,11 @@ def test_a_baseline_lets_an_existing_repository_start_clean(docs: GitRepo, cli) 
     run = cli("check", "--repo", docs.root, "--verbose")
     assert run.code == 0, run.out
     assert "in the baseline (.github/wikiwarden-baseline.json)" in run.out
+    summed = cli("check", "--repo", docs.root)  # without --verbose: summed up as what they are, known breakage
+    assert (
+        summed.code == 0 and "2 references in the baseline: known breakage, broken before it was written" in summed.out
+    )
+    assert "not for certain" not in summed.out
     docs.write("docs/install.md", "# Install\n\nSee `src/also-gone.py`.\n")  # new breakage still fails
     assert cli("check", "--repo", docs.root).code == 1
     again = cli("check", "--repo", docs.root, "--write-baseline", docs.root / ".github/wikiwarden-baseline.json")
@@ -237,7 +245,7 @@ def test_what_still_works_under_its_old_name_is_not_broken(repo: GitRepo, cli) -
         'from .core import Command\n\n\ndef __getattr__(name):\n    if name == "BaseCommand":\n        return Command\n'
         "    raise AttributeError(name)\n",
     )
-    repo.write("src/rich/style.py", style.replace('class Style:\n', 'class Style:\n        """A style."""\n'))
+    repo.write("src/rich/style.py", style.replace("class Style:\n", 'class Style:\n        """A style."""\n'))
     repo.commit("deprecate BaseCommand; a docstring indented too far")
     run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
     assert run.code == 0, run.out

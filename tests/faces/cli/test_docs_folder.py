@@ -183,7 +183,7 @@ def test_every_command_keeps_a_docs_folder(site: GitRepo, cli: Site) -> None:
     dry = cli("okf", "sync", "--init", "--dry-run")
     assert dry.code == 0 and "would write docs/about.md" in dry.out and cli.changed() == status
     # -- then sync brings pages and generated indexes up to date and leaves the person's index pages -----------------
-    synced = cli("okf", "sync", "--init")
+    synced = cli("okf", "sync", "--init", "--indexes")  # --indexes: new index pages the site then publishes
     assert synced.code == 0, synced.err
     written = set(re.findall(r"^wrote (\S+)$", synced.out, re.M))
     assert "docs/index.md" not in written and "docs/guide/index.md" not in written

@@ -1,0 +1,1 @@
+"""Acme: builds things, with retries."""
