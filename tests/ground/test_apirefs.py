@@ -94,3 +94,15 @@ def test_a_check_reads_them_with_the_pages_mentions_in_page_order() -> None:
     ]
     silenced = MARKDOWN.replace("::: pkg.app\n", "<!-- wikiwarden: ignore-next-line -->\n::: pkg.app\n")
     assert "pkg.app" not in [m.text for m in live_mentions("docs/api.md", silenced)]
+
+
+def test_either_form_alone_is_read() -> None:
+    """A page with autorefs identifiers and no `:::` line, and one the other way round (neither is skipped)."""
+    assert api_mentions("docs/a.md", "# A\n\nSee [Panel][pkg.widgets.Panel].\n") == [
+        Mention("pkg.widgets.Panel", "code", 3)
+    ]
+    assert api_mentions("docs/a.md", "# A\n\n::: pkg.widgets\n") == [Mention("pkg.widgets", "code", 3)]
+
+
+def test_an_rst_module_line_is_on_its_own_line_whatever_opens_the_page() -> None:
+    assert api_mentions("docs/ref.rst", "\n.. currentmodule:: pkg.dispatch\n") == [Mention("pkg.dispatch", "code", 2)]
