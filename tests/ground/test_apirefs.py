@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.ground.apirefs import api_mentions
 from bot.ground.reading import live_mentions
-from bot.ground.references import Mention
+from bot.ground.references import MAX_SPAN, Mention
 
 MARKDOWN = """---
 title: API
@@ -106,3 +106,9 @@ def test_either_form_alone_is_read() -> None:
 
 def test_an_rst_module_line_is_on_its_own_line_whatever_opens_the_page() -> None:
     assert api_mentions("docs/ref.rst", "\n.. currentmodule:: pkg.dispatch\n") == [Mention("pkg.dispatch", "code", 2)]
+
+
+def test_a_name_longer_than_a_span_may_be_is_not_read() -> None:
+    longest = "pkg." + "x" * (MAX_SPAN - 4)
+    assert api_mentions("docs/a.md", f"::: {longest}\n") == [Mention(longest, "code", 1)]
+    assert api_mentions("docs/a.md", f"::: {longest}y\n") == []
