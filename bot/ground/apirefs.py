@@ -45,7 +45,7 @@ def _markdown(page_text: str) -> list[Mention]:
         return []
     body = page_body(page_text)
     offset = page_text.count("\n", 0, len(page_text) - len(body))
-    found: list[tuple[int, int, Mention]] = []
+    found: list[Mention] = []
     for token in tokens(body):
         if token.type != "inline" or not token.map:
             continue
@@ -58,5 +58,5 @@ def _markdown(page_text: str) -> list[Mention]:
                 if len(name) > MAX_SPAN or any(start <= at < end for start, end in taken):
                     continue  # inside a code span, or a link markdown-it read (its own mention)
                 line = offset + token.map[0] + content.count("\n", 0, at) + 1
-                found.append((line, at, Mention(name, "code", line)))
-    return [mention for _, _, mention in sorted(found, key=lambda item: item[:2])]
+                found.append(Mention(name, "code", line))
+    return sorted(found, key=lambda mention: mention.line)  # on a line, as written: a `:::` line holds nothing else
