@@ -93,6 +93,8 @@ def _new_name_mention(text: str, old: str, new: str, old_module: str = "", new_m
     if count == 0:
         return None
     replacement = new_parts[-count:] if count <= len(new_parts) else new_parts
+    if count == len(old_parts) < len(new_parts) and _dotted_path(old_parts):
+        replacement = new_parts  # a module's whole dotted path, written whole: it may now be deeper (`pkg.ui.widgets`)
     kept = names[: len(names) - count]
     if kept and kept[-1] == old_module and new_module and new_module != old_module:
         kept = [*kept[:-1], new_module]
@@ -203,6 +205,37 @@ _RST_CODE = [_Context(r"(?<!`)``{text}``(?!`)", rst_literal), _Context(r"(?<!`)`
 _MARKDOWN_CODE = _Context(r"(?<!`)(?P<fence>`+)(?P<pad> ?){text}(?P=pad)(?P=fence)(?!`)", markdown_code_span)
 
 
+def _dotted_path(parts: list[str]) -> bool:
+    """Whether a name is a dotted path from its module (`pkg.widgets.Panel`, lowercase before the end), not a
+    container's member (`TaskQueue.drain`)."""
+    return len(parts) > 1 and parts[0][:1].islower()
+
+
+# How an API tool's dotted name stands in a page's source, beside a code span: an autorefs identifier
+# (`[text][pkg.mod.Obj]`, `[pkg.mod.Obj][]`), a Sphinx role's target with its `~` or `!` or after an explicit title
+# (:class:`~pkg.mod.Obj`, :class:`Obj <pkg.mod.Obj>`), a directive's argument (`::: pkg.mod`, `.. automodule::
+# pkg.mod`, `.. currentmodule:: pkg.mod`): the name whole, never the start of a longer one.
+_API_FORMS = (
+    r"(\]\[){name}(\])",
+    r"((?<!\])\[){name}(\]\[\])",
+    r"(`[~!]){name}(`)",
+    r"(<){name}(>`)",
+    r"(::[ \t]+){name}((?![\w.]))",
+)
+
+
+_IDENTIFIERS = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")  # what an API form may hold, unescaped
+
+
+def _api_forms(line: str, text: str, replacement: str) -> tuple[str, int]:
+    """`line` with `text` rewritten to `replacement` in every form an API tool reads it in, and how many."""
+    total = 0
+    for form in _API_FORMS:
+        line, count = re.subn(form.format(name=re.escape(text)), lambda m: m[1] + replacement + m[2], line)
+        total += count
+    return line, total
+
+
 def _contexts(kind: str, rst: bool) -> list[_Context]:
     """How a mention may stand in a page's source (Markdown, MDX, reStructuredText: a literal, a role, a link, a
     directive's argument), each with its writer."""
@@ -259,6 +292,13 @@ def _rewrite(page_text: str, refs: Iterable[BrokenReference]) -> tuple[str, list
             done.append(Rewrite(ref, new))
         elif outcome is not None:
             refused[ref] = outcome
+            continue
+        replacement = new_mention(ref)
+        if ref.kind == "code" and replacement is not None and _IDENTIFIERS.fullmatch(replacement):
+            # the same name in an API tool's forms on the line (autorefs, roles, `:::` lines), each rewritten too
+            lines[ref.line - 1], count = _api_forms(lines[ref.line - 1], ref.text, replacement)
+            if count and (not done or done[-1].reference is not ref):
+                done.append(Rewrite(ref, replacement))
     return "\n".join(lines), done, refused
 
 

@@ -38,6 +38,7 @@ from ..ground.findings import (
     working_file,
 )
 from ..ground.formats import page_kind
+from ..ground.modules import module_moves, names_moved, with_module_renames
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
 from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
@@ -398,8 +399,11 @@ async def _broken_by(
     roots = {by: site_root(by, options.wiki_dir, base_paths) for _, by in pairs}
     texts = {page: _text(head.read(page)) for page in pages}
     mentioned = {page: live_mentions(page, texts[page]) for page in pages}
+    moves = module_moves(changed.code.renames, base_paths, head_paths)  # modules and packages renamed
     suspects = [
-        (page, by) for page, by in pairs if any(may_name(m, by, changed.gone, roots[by]) for m in mentioned[page])
+        (page, by)
+        for page, by in pairs
+        if any(may_name(m, by, changed.gone, roots[by]) or names_moved(m, moves) for m in mentioned[page])
     ]
     if not suspects:
         return []
@@ -426,6 +430,7 @@ async def _broken_by(
         for d in dead
         if not _reachable(d, head, head_paths, at_head, resolved_from.get(d.page, d.page), roots, exported)
     ]
+    dead = with_module_renames(dead, {page: mentioned[page] for page, _ in suspects}, moves, changed.code)
     found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)

@@ -90,7 +90,9 @@ def test_the_plan_says_what_became_of_every_failing_reference() -> None:
     page = "x\n\nUse `src/util.py`; `drain()` is gone; see [y](nowhere.md).\n"
     renamed = renamed_path("src/util.py", "src/util.py", "src/helpers.py")
     removed = BrokenReference("docs/guide.md", 3, "drain()", "TaskQueue.drain", "src/q.py", "removed")
-    missing = BrokenReference("docs/guide.md", 3, "nowhere.md", "docs/nowhere.md", "docs/nowhere.md", "missing", kind="link")
+    missing = BrokenReference(
+        "docs/guide.md", 3, "nowhere.md", "docs/nowhere.md", "docs/nowhere.md", "missing", kind="link"
+    )
     note = removed._replace(text="zstd", attention=False, note="a bare word")
     pages, outcomes = plan_rewrites([renamed, removed, missing, note], {"docs/guide.md": page})
     assert pages == {"docs/guide.md": page.replace("`src/util.py`", "`src/helpers.py`")}
@@ -250,3 +252,81 @@ def test_only_the_mention_itself_is_rewritten_not_a_longer_name_holding_it() -> 
     text, done = rewrite_mentions(page, refs)
     assert text == page.replace(":file:`src/util.py`", ":file:`src/helpers.py`")
     assert [r.new_text for r in done] == ["src/helpers.py"]
+
+
+def moved_module(text: str, old: str, new: str, line: int = 1) -> BrokenReference:
+    """A module renamed (`pkg/widgets.py` → `pkg/widget_kit.py`): named by dotted paths on both sides."""
+    return BrokenReference("docs/api.md", line, text, old, "pkg/widgets.py", "renamed", new, ("pkg/widget_kit.py", 1))
+
+
+@pytest.mark.parametrize(
+    ("page", "ref", "expected"),
+    [
+        # autorefs: the identifier after the link's text
+        ("See [`run()`][pkg.app.App.run].", moved_module("pkg.app.App.run", "pkg.app.App.run", "pkg.app.App.run_all"),
+         "See [`run()`][pkg.app.App.run_all]."),
+        ("See [Panel][pkg.widgets.Panel].", moved_module("pkg.widgets.Panel", "pkg.widgets.Panel",
+                                                          "pkg.widget_kit.Panel"),
+         "See [Panel][pkg.widget_kit.Panel]."),
+        ("See [pkg.widgets.Panel][].", moved_module("pkg.widgets.Panel", "pkg.widgets.Panel", "pkg.widget_kit.Panel"),
+         "See [pkg.widget_kit.Panel][]."),
+        # mkdocstrings
+        ("::: pkg.widgets", moved_module("pkg.widgets", "pkg.widgets", "pkg.widget_kit"), "::: pkg.widget_kit"),
+        # Sphinx's roles: plain, with `~`, with `!`, with an explicit title
+        ("The :mod:`pkg.widgets` module.", moved_module("pkg.widgets", "pkg.widgets", "pkg.widget_kit"),
+         "The :mod:`pkg.widget_kit` module."),
+        ("A :class:`~pkg.dispatch.Table`.", moved_module("pkg.dispatch.Table", "pkg.dispatch.Table", "pkg.tables.Table"),
+         "A :class:`~pkg.tables.Table`."),
+        ("A :class:`!pkg.dispatch.Table`.", moved_module("pkg.dispatch.Table", "pkg.dispatch.Table", "pkg.tables.Table"),
+         "A :class:`!pkg.tables.Table`."),
+        ("A :class:`table <pkg.dispatch.Table>`.", moved_module("pkg.dispatch.Table", "pkg.dispatch.Table",
+                                                                 "pkg.tables.Table"),
+         "A :class:`table <pkg.tables.Table>`."),
+        # Sphinx's directives
+        (".. automodule:: pkg.dispatch", moved_module("pkg.dispatch", "pkg.dispatch", "pkg.tables"),
+         ".. automodule:: pkg.tables"),
+        (".. currentmodule:: pkg.dispatch", moved_module("pkg.dispatch", "pkg.dispatch", "pkg.tables"),
+         ".. currentmodule:: pkg.tables"),
+        ("   .. py:module:: pkg.dispatch  ", moved_module("pkg.dispatch", "pkg.dispatch", "pkg.tables"),
+         "   .. py:module:: pkg.tables  "),
+        # a module now deeper: its whole dotted path written whole follows
+        ("Use `pkg.widgets.Panel`.", moved_module("pkg.widgets.Panel", "pkg.widgets.Panel", "pkg.ui.widgets.Panel"),
+         "Use `pkg.ui.widgets.Panel`."),
+    ],
+)  # fmt: skip
+def test_api_tools_dotted_names_are_rewritten_as_written(page: str, ref: BrokenReference, expected: str) -> None:
+    text, done = rewrite_mentions(page, [ref])
+    assert text == expected
+    assert len(done) == 1
+
+
+def test_an_api_name_is_rewritten_only_whole() -> None:
+    """`pkg.dispatch` is not the start of `pkg.dispatch_extra` or `pkg.dispatch.more` on a directive's line."""
+    ref = moved_module("pkg.dispatch", "pkg.dispatch", "pkg.tables")
+    for page in (".. automodule:: pkg.dispatch_extra", "::: pkg.dispatch.more", "See [x][pkg.dispatch.Table]."):
+        assert rewrite_mentions(page, [ref]) == (page, [])
+
+
+def test_a_link_text_and_its_autorefs_identifier_are_both_rewritten() -> None:
+    """A method renamed: the link's text (its code span) and the identifier it links to, two mentions of one
+    line."""
+    page = "# API\n\nSee [`run()`][pkg.app.App.run].\n"
+    span = BrokenReference(
+        "docs/api.md", 3, "run()", "App.run", "pkg/app.py", "renamed", "App.run_all", ("pkg/app.py", 2)
+    )
+    identifier = BrokenReference(
+        "docs/api.md", 3, "pkg.app.App.run", "pkg.app.App.run", "pkg/app.py", "renamed", "pkg.app.App.run_all",
+        ("pkg/app.py", 2),
+    )  # fmt: skip
+    text, done = rewrite_mentions(page, [span, identifier])
+    assert text == "# API\n\nSee [`run_all()`][pkg.app.App.run_all].\n"
+    assert [r.new_text for r in done] == ["run_all()", "pkg.app.App.run_all"]
+
+
+def test_one_name_in_two_forms_on_a_line_is_rewritten_in_both() -> None:
+    """A check reports a name once per line: its plain role and its `~` role both follow."""
+    page = "Holds :class:`~pkg.dispatch.Table` and :class:`pkg.dispatch.Table`."
+    ref = moved_module("pkg.dispatch.Table", "pkg.dispatch.Table", "pkg.tables.Table")
+    text, done = rewrite_mentions(page, [ref])
+    assert text == "Holds :class:`~pkg.tables.Table` and :class:`pkg.tables.Table`."
+    assert [r.new_text for r in done] == ["pkg.tables.Table"]

@@ -64,7 +64,7 @@ def test_a_rename_fails_the_check_names_the_new_path_and_fix_rewrites_it(docs: G
     run = cli("check", "--repo", docs.root, "--base", "v1")
     assert run.code == 1
     assert "  ✗ docs/guide.md:3  src/util.py: renamed by this change to src/helpers.py\n" in run.out
-    assert "util.flatten() (flatten): renamed by this change to flatten_all" in run.out
+    assert "util.flatten() (util.flatten): renamed by this change to helpers.flatten_all" in run.out
     assert "legacy" not in run.out  # excluded by the config file
     fixed = cli("fix", "--repo", docs.root, "--base", "v1")
     assert fixed.code == 0, fixed.out
