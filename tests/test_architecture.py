@@ -311,7 +311,7 @@ def test_a_loop_is_found() -> None:
         ("bot.claims.sweep", "bot.okf.project"),  # claims is the innermost part
         ("bot.claims.sweep", "bot.report.check"),  # the core never imports its renderers
         ("bot.fix.engine", "bot.report.fix"),
-        ("bot.report.check", "bot.source.git"),  # the renderers import the core only
+        ("bot.report.check", "bot.source.git.repository"),  # the renderers import the core only
         ("bot.report.fix", "bot.agent.agent"),
         ("bot.report.inert", "bot.github.content.check_output"),
         ("bot.report.check", "bot.usecases.check"),
@@ -348,7 +348,7 @@ def test_a_core_module_importing_process_machinery_is_refused(module: str, name:
 
 
 def test_process_machinery_outside_the_core_and_pure_modules_inside_it_are_allowed(tmp_path: Path) -> None:
-    assert process_violations({"bot.parallel.fork": {"os", "signal"}, "bot.source.git": {"subprocess"}}) == []
+    assert process_violations({"bot.parallel.fork": {"os", "signal"}, "bot.source.git.process": {"subprocess"}}) == []
     assert process_violations({"bot.claims.sweep.sweeper": {"hashlib", "posixpath", "pickle"}}) == []
     written = tmp_path / "m.py"
     written.write_text("import os.path\nfrom gc import disable\nfrom . import sibling\n\ndef f():\n    import signal\n")

@@ -16,8 +16,9 @@ from conftest import GIT_ENV, GitRepo
 
 from bot.claims.errors import UnreadableFileError
 from bot.claims.snapshot import Entry, FileChange, Kind
-from bot.source import git as git_module
-from bot.source.git import CommitSnapshot, GitError, GitRepository, MissingObjectError, WorktreeSnapshot, _CatFile
+from bot.source.git import CommitSnapshot, GitError, GitRepository, MissingObjectError, WorktreeSnapshot
+from bot.source.git import repository as git_module
+from bot.source.git.process import _CatFile
 
 HEX40 = re.compile(r"[0-9a-f]{40}")
 
