@@ -1,7 +1,7 @@
 """What the sweep needs from a source of files: the interface adapters implement, an in-memory one, and the
 change between two snapshots.
 
-The core never touches a disk, a process or a socket: the local git adapter (`bot/source/git.py`) and the
+The core never touches a disk, a process or a socket: the local git adapter (`bot/source/git/`) and the
 GitHub adapter provide snapshots, and tests or the App can hand over files already fetched.
 """
 
