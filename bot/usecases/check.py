@@ -17,6 +17,8 @@ from ..parallel import Forking
 from ..source import Source
 from ..source.git import GitError, GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
+from ..source.memory import CacheKeyError as CacheKeyError  # the faces read a cache key through the use case
+from ..source.memory import cache_key as cache_key
 from .config import Config, Overrides, read_config
 from .loop import off_the_loop, run_inline
 from .references import (
@@ -201,6 +203,7 @@ def _local_commit(repo: GitRepository, base: str) -> str:
         return repo.resolve(f"refs/heads/{base}")
 
 
-def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:
-    """The sweep's memory of a local repository, in its git directory (shared by its worktrees, never committed)."""
-    return GitDirMemory(repo.common_dir() / MEMORY_FOLDER, warn)
+def local_memory(repo: GitRepository, warn: Callable[[str], None], key: bytes | None = None) -> GitDirMemory:
+    """The sweep's memory of a local repository, in its git directory (shared by its worktrees, never committed);
+    its files signed with `key` and used only when they verify under it (`bot.source.memory.cache_key`)."""
+    return GitDirMemory(repo.common_dir() / MEMORY_FOLDER, warn, key)
