@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
     from ..parallel import cyclic_gc_paused, usable_processors  # noqa: PLC0415
     from ..report.check import render, report_json_chunks  # noqa: PLC0415
     from ..source.git import GitError  # noqa: PLC0415
-    from ..usecases.check import CacheKeyError, cache_key, check_repository, local_memory  # noqa: PLC0415
+    from ..source.memory import CacheKeyError, cache_key  # noqa: PLC0415
+    from ..usecases.check import check_repository, local_memory  # noqa: PLC0415
 
     if args.staged and args.head is not None:
         raise UsageError("--staged checks the index and --head a commit: give one or the other")

@@ -17,8 +17,6 @@ from ..parallel import Forking
 from ..source import Source
 from ..source.git import GitError, GitRepository, LocalSource
 from ..source.memory import MEMORY_FOLDER, GitDirMemory, SweepMemory
-from ..source.memory import CacheKeyError as CacheKeyError  # the faces read a cache key through the use case
-from ..source.memory import cache_key as cache_key
 from .config import Config, Overrides, read_config
 from .loop import off_the_loop, run_inline
 from .references import (
