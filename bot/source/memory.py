@@ -108,7 +108,8 @@ def seal(name: str, document: bytes, key: bytes | None) -> bytes:
 def unseal(name: str, data: bytes, key: bytes | None) -> str | None:
     """None when `data`'s seal verifies (under `key`, else as a plain digest); else why it does not, in words."""
     end = data.find(_SEAL_END, 0, _SEAL_BYTES) if data.startswith(_SEAL_OPEN) else -1
-    scheme, _, tag = data[len(_SEAL_OPEN) : end].decode("ascii", "replace").partition(":") if end > 0 else ("", "", "")
+    kind, _, tag = data[len(_SEAL_OPEN) : end].partition(b":") if end > 0 else (b"", b"", b"")
+    scheme = kind.decode("ascii", "replace")
     if scheme not in (_KEYED, _PLAIN):
         return "not sealed (damaged, or left by an older Wikiwarden)"
     if key is None and scheme == _KEYED:
@@ -116,7 +117,7 @@ def unseal(name: str, data: bytes, key: bytes | None) -> str | None:
     if key is not None and scheme == _PLAIN:
         return "not signed with the cache key (left by a check without it, or by another step)"
     expected = _tag(scheme, name, memoryview(data)[end + len(_SEAL_END) :], key)
-    if hmac.compare_digest(tag, expected):
+    if hmac.compare_digest(tag, expected.encode()):  # bytes: a forged tag need not be ASCII
         return None
     if key is not None:
         return "not signed with this cache key (changed since, or signed with another key)"

@@ -35,6 +35,7 @@ from bot.source.memory import (
     GitDirMemory,
     SharedIndex,
     seal,
+    unseal,
 )
 from bot.usecases.check import check_repository
 
@@ -450,3 +451,37 @@ async def test_a_symlinked_memory_folder_is_never_read_or_written_through(
         f"{tmp_path / 'wikiwarden'} is a symlink: the sweep's memory is neither read nor kept through it"
     ]
     assert {name: (target / name).read_bytes() for name in stored_files(target)} == before
+
+
+# --- the seal -----------------------------------------------------------------------------------------------------
+
+KEY = b"0123456789abcdef" * 2
+
+
+@pytest.mark.parametrize("key", [None, KEY])
+def test_a_sealed_file_stays_json_and_verifies_only_as_written(key: bytes | None) -> None:
+    data = seal(VERDICTS_FILE, b'{"format":4,"pages":{}}', key)
+    assert orjson.loads(data) == {"seal": orjson.loads(data)["seal"], "format": 4, "pages": {}}
+    assert unseal(VERDICTS_FILE, data, key) is None
+    assert unseal(INDEX_FILE, data, key) is not None  # bound to its name: not another file's contents
+    assert unseal(VERDICTS_FILE, data.replace(b'"format":4', b'"format":5'), key) is not None
+    other = None if key is not None else KEY  # a file signed needs the key; a plain one is refused under a key
+    assert unseal(VERDICTS_FILE, data, other) is not None
+    assert unseal(VERDICTS_FILE, seal(VERDICTS_FILE, b'{"format":4}', KEY[::-1]), KEY) is not None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"{}",
+        b'{"format":4}',
+        b'{"seal":"sha256:',
+        b'{"seal":"md5:00",' + b"0" * 99,
+        b'{"seal":"sha256:\xff\xfe",}',
+    ],
+)
+def test_a_file_without_a_well_formed_seal_is_refused_in_words(data: bytes) -> None:
+    for key in (None, KEY):
+        refused = unseal(VERDICTS_FILE, data, key)
+        assert refused is not None and refused.startswith(("not sealed", "not what was written", "not signed"))
