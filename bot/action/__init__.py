@@ -170,8 +170,8 @@ async def _check(
     memory = None
     if inputs.cache:
         memory = local_memory(repo, lambda note: runner.command("notice", note, title="Wikiwarden cache"), key)
-        if key is None:
-            runner.command("notice", NO_CACHE_KEY, title="Wikiwarden cache")
+        if key is None:  # said in the log, not as an annotation: every run without the key would carry one
+            runner.out.write(f"Wikiwarden cache: {NO_CACHE_KEY}\n")
     try:
         # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
         report, settings = await check_commit(
