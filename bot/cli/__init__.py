@@ -90,7 +90,8 @@ def _add_check(commands: _Commands) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="remember which files each sidecar cites and each full sweep's verdicts in .git/wikiwarden/, so the "
-        "next check reads only what changed (default: on; never changes a verdict)",
+        "next check reads only what changed (default: on). Its files are sealed, and one that does not verify is not "
+        "used; with WIKIWARDEN_CACHE_KEY set they are signed with that secret, and only files signed with it are used",
     )
     check.add_argument(
         "--jobs",
