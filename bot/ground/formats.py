@@ -125,7 +125,7 @@ def _mdx_markdown(page_text: str) -> str:
     scan = _Scan(text)
     n, i, start = len(text), 0, 0
     previous_blank, expressions_close = True, True
-    paragraph_end, unclosed = -1, set[int]()  # the current paragraph's end; backtick runs that close nowhere in it
+    paragraph_end, runs = -1, dict[int, list[int]]()  # the current paragraph's end; its backtick runs by length
     while i < n:
         if i == 0 or text[i - 1] == "\n":
             end = text.find("\n", i)
@@ -155,8 +155,8 @@ def _mdx_markdown(page_text: str) -> str:
         elif c == "`":
             if i >= paragraph_end:
                 paragraph = _PARAGRAPH_END.search(text, i)
-                paragraph_end, unclosed = (paragraph.start() if paragraph else n), set()
-            i = _code_span_end(text, i, paragraph_end, unclosed)
+                paragraph_end, runs = (paragraph.start() if paragraph else n), {}
+            i = _code_span_end(text, i, paragraph_end, runs)
         elif c == "]":
             i = _destination_end(scan, i + 1) if text.startswith("(", i + 1) else i + 1
         elif c == "{" and expressions_close:
@@ -198,18 +198,25 @@ def _fence_end(text: str, i: int, fence: re.Match[str], out: list[str]) -> int:
     return end
 
 
-def _code_span_end(text: str, i: int, limit: int, unclosed: set[int]) -> int:
+def _code_span_end(text: str, i: int, limit: int, runs: dict[int, list[int]]) -> int:
     """Past the code span whose backticks start at `i` and close before `limit` (its paragraph's end), or past the
-    backticks; `unclosed` holds the lengths of runs already found to close nowhere before `limit` (each paragraph is
-    searched once for each length, however many backticks it holds)."""
+    backticks. `runs` holds the paragraph's runs of backticks by length, found in one pass on its first code span
+    (searching the paragraph for each length of run anew took minutes on a page of runs of 1, 2, 3... backticks)."""
     run = 1
     while text.startswith("`", i + run):
         run += 1
-    closing = None if run in unclosed else re.compile(rf"(?<!`)`{{{run}}}(?!`)").search(text, i + run, limit)
-    if closing is None:
-        unclosed.add(run)
+    if not runs:
+        runs[0] = []  # the paragraph was read (a run has one backtick at least)
+        for found in _BACKTICKS.finditer(text, i, limit):
+            runs.setdefault(found.end() - found.start(), []).append(found.start())
+    starts = runs.get(run, [])
+    k = bisect_right(starts, i)  # a run of the same length after this one: runs never overlap
+    if k == len(starts):
         return i + run
-    return closing.end()
+    return starts[k] + run
+
+
+_BACKTICKS = re.compile("`+")
 
 
 class _Scan:
