@@ -146,11 +146,13 @@ class _Matcher:
     def matches(self, path: str, folders_only: bool) -> bool:
         """Whether the glob matches one of the path's folders (a prefix ending before a `/`) or, unless
         `folders_only`, the whole path: all in one reading of the path."""
-        states, accept = self.start, self.accept
+        states, accept, steps = self.start, self.accept, self.steps
         for char in path:
             if char == "/" and states & accept:
                 return True
-            states = self._step(states, char)
+            row = steps.get(states)
+            after = row.get(char) if row is not None else None
+            states = self._step(states, char) if after is None else after  # the step remembered, else worked out
             if not states:
                 return False
         return not folders_only and bool(states & accept)
