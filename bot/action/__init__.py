@@ -143,6 +143,7 @@ async def _check(
 ) -> tuple[SweepReport, RepoConfig, str | None]:
     """The use case's check of the event's change in the checkout; the config it was checked with (the inputs
     over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
+    from ..claims.ignore import IgnoreLimitError  # noqa: PLC0415
     from ..ground.baseline import BaselineError  # noqa: PLC0415
     from ..parallel import usable_processors  # noqa: PLC0415
     from ..source.memory import CacheKeyError, cache_key  # noqa: PLC0415
@@ -179,7 +180,7 @@ async def _check(
             merge_base=change.merge_base, overrides=Overrides(wiki_dir=inputs.wiki_dir), memory=memory,
             processes=usable_processors(), base_missing=base_missing,
         )  # fmt: skip
-    except (ConfigError, BaselineError) as exc:
+    except (ConfigError, BaselineError, IgnoreLimitError) as exc:
         raise ActionError(str(exc)) from None
     configured = settings.file.conclusion if settings.file and "conclusion" in settings.file.model_fields_set else None
     return report, settings.repo_config(), configured

@@ -339,7 +339,7 @@ async def _git_ignored(source: Source, head: Snapshot, paths: list[str]) -> set[
     if not present:
         return set()
     await source.fetch(head, sorted(present.values()))
-    rules = {folder: IgnoreRules(_text(head.read(path))) for folder, path in present.items()}
+    rules = {folder: IgnoreRules(_text(head.read(path)), origin=path) for folder, path in present.items()}
     return {
         path
         for path in paths
