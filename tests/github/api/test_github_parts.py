@@ -4,13 +4,16 @@ the repository config file, and tree diffs."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import aiohttp
+import aiohttp.web
 import pytest
 from apptools import settings_for
 from fakegithub import FakeGitHub
 
+import bot
 from bot.claims.snapshot import FileChange
 from bot.github.api.auth import InstallationTokens
 from bot.github.api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
@@ -318,3 +321,22 @@ async def test_the_github_source_tells_which_paths_a_commits_history_held(fake: 
         asked = len(fake.requests)
         assert await source.ever_committed(at_head, many) is None  # too many to ask one by one: cannot tell
         assert len(fake.requests) == asked
+
+
+async def test_every_request_names_the_release_in_its_user_agent(aiohttp_server) -> None:
+    # GitHub asks integrators for a User-Agent naming the App; the version (bot/__init__.py, the one source) tells
+    # an operator's logs and GitHub's support which release sent a request.
+    seen: list[str] = []
+
+    async def meta(request: aiohttp.web.Request) -> aiohttp.web.Response:
+        seen.append(request.headers.get("User-Agent", ""))
+        return aiohttp.web.json_response({"verifiable_password_authentication": False})
+
+    app = aiohttp.web.Application()
+    app.router.add_get("/meta", meta)
+    server = await aiohttp_server(app, host="127.0.0.1")
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, base_url=str(server.make_url("")).rstrip("/"))
+        await gh.getitem("/meta")
+    assert seen == [f"wikiwarden/{bot.__version__}"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", bot.__version__), "a release's version: MAJOR.MINOR.PATCH"
