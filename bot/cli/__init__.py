@@ -384,7 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (UsageError, GitError, ClaimsError, EvidenceSecurityError, LookupError, OSError, ValueError) as exc:
-        print(f"wikiwarden: error: {_in_words(exc)}", file=sys.stderr)
+        several = isinstance(exc, UsageError) and len(exc.args) > 1
+        for line in [" ".join(str(problem).split()) for problem in exc.args] if several else [_in_words(exc)]:
+            print(f"wikiwarden: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
