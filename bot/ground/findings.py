@@ -24,9 +24,10 @@ class Gone:
 
     names: frozenset[str]  # last segments (`drain`) and qualified names (`TaskQueue.drain`) of removed definitions
     paths: frozenset[str]  # files deleted or renamed away
+    keywords: frozenset[str] = frozenset()  # parameters removed from Python functions (a call's `proxies=`)
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.paths)
+        return bool(self.names or self.paths or self.keywords)
 
 
 def gone(before: SymbolIndex, after: SymbolIndex, paths_before: Collection[str], paths_after: Collection[str]) -> Gone:

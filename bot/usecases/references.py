@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import pickle
 import posixpath
+import time
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
@@ -38,9 +39,30 @@ from ..ground.findings import (
     working_file,
 )
 from ..ground.formats import page_kind
+from ..ground.python.api import PythonApi, load_api, module_names
+from ..ground.python.blocks import python_blocks, uses
+from ..ground.python.judge import (
+    block_breakage,
+    judged,
+    kind_of,
+    package_files,
+    plan,
+    removed_keywords,
+    suspect_blocks,
+)
+from ..ground.python.roots import MAX_CONFIG_BYTES, external_roots
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
-from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
+from ..ground.references import (
+    ChangedCode,
+    DeadReference,
+    Mention,
+    dead_after,
+    lives_on,
+    lookup,
+    references,
+    resolve,
+)
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
 from ..parallel import Child
 from ..source import Source
@@ -213,9 +235,12 @@ async def with_references(
     head_paths = frozenset(source.files(head))  # a frozenset: its folders are gathered once (`is_folder`)
     checked = [p for p in every if rules.pages.checked(p)]
     if change is not None:
-        found = await _broken_by(source, head, change, options, checked, head_paths)
+        found, texts = await _broken_by(source, head, change, options, checked, head_paths)
         return dataclasses.replace(
-            report, broken_references=_judged(found, rules), skipped_pages=skipped, referencing_pages=len(checked)
+            report,
+            broken_references=_judged(found, rules, texts),
+            skipped_pages=skipped,
+            referencing_pages=len(checked),
         )
     read = await _readings(source, head, every, readings, apart)
     missing = [
@@ -227,7 +252,9 @@ async def with_references(
     measured = await _coverage(source, head, options, report, read)
     return dataclasses.replace(
         report,
-        broken_references=_judged(found, rules),
+        broken_references=_judged(
+            found, rules, await _texts_of(source, head, {r.page for r in found if r.kind == "code"})
+        ),
         coverage=measured,
         skipped_pages=skipped,
         referencing_pages=len(checked),
@@ -277,9 +304,18 @@ def _too_large(size: int, limit: int) -> str:
     return f"{size:,} bytes, over the limit of {limit:,} (--max-file-size, or limits.max_file_bytes): not read"
 
 
-def _judged(found: list[BrokenReference], rules: ReferenceRules) -> tuple[BrokenReference, ...]:
-    """Each reference once, certain ones failing and the rest notes, the baseline's notes too."""
-    judged = classified(found)
+async def _texts_of(source: Source, head: Snapshot, pages: Collection[str]) -> dict[str, str]:
+    """The texts of `pages` (what is said around a mention judges it: `certainty.uncertainty`)."""
+    await source.fetch(head, sorted(pages))
+    return {page: _text(head.read(page)) for page in pages}
+
+
+def _judged(
+    found: list[BrokenReference], rules: ReferenceRules, texts: dict[str, str] | None = None
+) -> tuple[BrokenReference, ...]:
+    """Each reference once, certain ones failing and the rest notes (`texts`: the pages' texts, where what a page
+    says around a mention judges it), the baseline's notes too."""
+    judged = classified(found, texts)
     if rules.baseline is not None:
         path, known = rules.baseline
         judged = with_baseline(judged, known, path)
@@ -344,32 +380,66 @@ async def _changed_code(source: Source, head: Snapshot, change: Change, options:
     after_files = code_paths(reader, head, sorted({f.new_path for f in change.files if f.new_path}))
     await source.fetch(base, before_files)
     await source.fetch(head, after_files)
-    before = SymbolIndex.of_files(_readable(base, before_files), values=False)
-    after = SymbolIndex.of_files(_readable(head, after_files), values=False)
+    before_texts, after_texts = _readable(base, before_files), _readable(head, after_files)
+    before = SymbolIndex.of_files(before_texts, values=False)
+    after = SymbolIndex.of_files(after_texts, values=False)
     renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
     code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
-    return _Changed(code, gone(before, after, base_paths, head_paths), after_files)
+    went = gone(before, after, base_paths, head_paths)
+    keywords = removed_keywords(_python_texts(before_texts), _python_texts(after_texts), base_paths | head_paths)
+    return _Changed(code, dataclasses.replace(went, keywords=keywords), after_files)
+
+
+def _python_texts(files: dict[str, bytes]) -> dict[str, str]:
+    return {path: _text(data) for path, data in files.items() if path.endswith((".py", ".pyi"))}
 
 
 async def _broken_by(
     source: Source, head: Snapshot, change: Change, options: SweepOptions, pages: list[str], head_paths: frozenset[str]
-) -> list[BrokenReference]:
-    """The references of `pages` the change broke: read only when the change removed what a page could name."""
+) -> tuple[list[BrokenReference], dict[str, str]]:
+    """The references of `pages` the change broke (and the texts of the pages read): read only when the change
+    removed what a page could name."""
     changed = await _changed_code(source, head, change, options)
     if not changed.gone:
-        return []
+        return [], {}
     await source.fetch(head, pages)
     base_paths = changed.code.paths_before
     roots = {page: site_root(page, options.wiki_dir, base_paths) for page in pages}
     texts = {page: _text(head.read(page)) for page in pages}
     mentioned = {page: live_mentions(page, texts[page]) for page in pages}
     suspects = [page for page in pages if any(may_name(m, page, changed.gone, roots[page]) for m in mentioned[page])]
+    block_words = {name.rpartition(".")[2] for name in changed.gone.names} | changed.gone.keywords
+    in_blocks = [page for page in pages if suspect_blocks(texts[page], block_words)]
+    if not suspects and not in_blocks:
+        return [], texts
+    found_now = await _dead_mentions(source, head, change, options, changed, suspects, mentioned, roots, head_paths)
+    judged_now = await _python_judged(source, head, change, changed, found_now, in_blocks, texts)
+    return [
+        ref for page in dict.fromkeys([*suspects, *in_blocks]) for ref in example_notes(
+            [r for r in judged_now if r.page == page], texts[page]
+        )
+    ], texts  # fmt: skip
+
+
+async def _dead_mentions(
+    source: Source,
+    head: Snapshot,
+    change: Change,
+    options: SweepOptions,
+    changed: _Changed,
+    suspects: list[str],
+    mentioned: dict[str, list[Mention]],
+    roots: dict[str, str],
+    head_paths: frozenset[str],
+) -> list[BrokenReference]:
+    """The suspect pages' mentions of what the change removed, by the symbol index (Python's judged after)."""
     if not suspects:
         return []
     reader = SnapshotReader(head, options)
     others, exported = await _defining(source, head, reader, changed.gone.names, exclude=change.paths)
     exported |= _exported_lazily(changed.gone.names, _readable(head, changed.after_files))
     index = SymbolIndex([*changed.code.before.definitions, *others.definitions])
+    base_paths = changed.code.paths_before
     found = (
         ref
         for page in suspects
@@ -384,11 +454,73 @@ async def _broken_by(
     )
     at_head = SymbolIndex([*changed.code.after.definitions, *others.definitions])
     dead = [d for d in dead if not _reachable(d, head, head_paths, at_head, roots[d.page], exported)]
-    found_now = [
+    return [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)
     ]
-    return [ref for page in suspects for ref in example_notes([r for r in found_now if r.page == page], texts[page])]
+
+
+# The APIs griffe loaded, by the files and blob ids they were loaded from: a snapshot's load is paid once in a
+# process (a check of a pull request's base and head, a fix after a check).
+_APIS: dict[tuple[tuple[str, str], ...], PythonApi] = {}
+_APIS_KEPT = 4
+
+
+async def _python_judged(
+    source: Source,
+    head: Snapshot,
+    change: Change,
+    changed: _Changed,
+    found: list[BrokenReference],
+    in_blocks: list[str],
+    texts: dict[str, str],
+) -> list[BrokenReference]:
+    """`found` judged by the Python API (`bot.ground.python.judge`), and the pages' Python blocks the change broke:
+    the packages concerned are loaded with griffe at the base and the head, only when a reference or a block
+    names one."""
+    base_paths, head_paths = changed.code.paths_before, changed.code.paths_after
+    planned = plan(base_paths, head_paths)
+    base_modules = module_names(base_paths)
+    packages = {base_modules[r.path].split(".")[0] for r in found if r.path in base_modules and r.target != r.path}
+    for page in in_blocks:
+        for block in python_blocks(texts[page], kind_of(page)):
+            packages.update(u.module.split(".")[0] for u in uses(block) if u.module.split(".")[0] in planned.own)
+    if not packages:
+        return found
+    settings = await _settings(source, head, planned.settings)
+    roots = external_roots(settings, planned.own)
+    base_api = await _api(source, change.base, package_files(base_paths, packages), packages)
+    head_api = await _api(source, head, package_files(head_paths, packages), packages)
+    found = judged(found, head_api, base_modules, roots)
+    for page in in_blocks:
+        found += block_breakage(page, texts[page], kind_of(page), base_api, head_api, roots)
+    return found
+
+
+async def _settings(source: Source, head: Snapshot, paths: Iterable[str]) -> dict[str, str]:
+    """The texts of the settings files naming the project's dependencies, each within the size limit."""
+    present = [
+        p
+        for p in paths
+        if (e := head.entry(p)) is not None and e.kind is Kind.FILE and (e.size or 0) <= MAX_CONFIG_BYTES
+    ]
+    await source.fetch(head, present)
+    return {path: _text(data) for path, data in _readable(head, present).items()}
+
+
+async def _api(source: Source, snapshot: Snapshot, files: list[str], packages: Collection[str]) -> PythonApi:
+    """The API of `packages` at `snapshot`, loaded once per files and blob ids in this process."""
+    key = tuple((path, snapshot.blob_id(path) or "") for path in files)
+    if all(blob for _, blob in key) and key in _APIS:
+        return _APIS[key]
+    await source.fetch(snapshot, files)
+    texts = {path: _text(data) for path, data in _readable(snapshot, files).items()}
+    api = load_api(texts, own=packages, clock=time.monotonic)
+    if all(blob for _, blob in key):
+        while len(_APIS) >= _APIS_KEPT:
+            _APIS.pop(next(iter(_APIS)))
+        _APIS[key] = api
+    return api
 
 
 def _reachable(
