@@ -409,11 +409,13 @@ async def _broken_by(
     mentioned = {page: live_mentions(page, texts[page]) for page in pages}
     suspects = [page for page in pages if any(may_name(m, page, changed.gone, roots[page]) for m in mentioned[page])]
     block_words = {name.rpartition(".")[2] for name in changed.gone.names} | changed.gone.keywords
+    block_words |= {posixpath.splitext(posixpath.basename(p))[0] for p in changed.gone.paths if p.endswith(".py")}
+    block_words |= {posixpath.basename(posixpath.dirname(p)) for p in changed.gone.paths if p.endswith("__init__.py")}
     in_blocks = [page for page in pages if suspect_blocks(texts[page], block_words)]
     if not suspects and not in_blocks:
         return [], texts
     found_now = await _dead_mentions(source, head, change, options, changed, suspects, mentioned, roots, head_paths)
-    judged_now = await _python_judged(source, head, change, changed, found_now, in_blocks, texts)
+    judged_now = await _python_judged(source, head, change, changed, found_now, in_blocks, texts, block_words)
     return [
         ref for page in dict.fromkeys([*suspects, *in_blocks]) for ref in example_notes(
             [r for r in judged_now if r.page == page], texts[page]
@@ -474,6 +476,7 @@ async def _python_judged(
     found: list[BrokenReference],
     in_blocks: list[str],
     texts: dict[str, str],
+    words: set[str],
 ) -> list[BrokenReference]:
     """`found` judged by the Python API (`bot.ground.python.judge`), and the pages' Python blocks the change broke:
     the packages concerned are loaded with griffe at the base and the head, only when a reference or a block
@@ -493,7 +496,7 @@ async def _python_judged(
     head_api = await _api(source, head, package_files(head_paths, packages), packages)
     found = judged(found, head_api, base_modules, roots)
     for page in in_blocks:
-        found += block_breakage(page, texts[page], kind_of(page), base_api, head_api, roots)
+        found += block_breakage(page, texts[page], kind_of(page), base_api, head_api, roots, words)
     return found
 
 

@@ -150,20 +150,35 @@ def suspect_blocks(page_text: str, names: Collection[str]) -> bool:
 
 
 def block_breakage(
-    page: str, page_text: str, kind: str, base: PythonApi, head: PythonApi, roots: Collection[str]
+    page: str,
+    page_text: str,
+    kind: str,
+    base: PythonApi,
+    head: PythonApi,
+    roots: Collection[str],
+    words: Collection[str] | None = None,
 ) -> list[BrokenReference]:
     """The imports and keyword arguments of a page's Python blocks that the change broke: each resolved in the
     project's API at the base and not at the head (a name the project does not own, or one that was never there,
-    is not this change's doing)."""
+    is not this change's doing). With `words` (what the change removed: names, keywords, modules), only the uses
+    naming one of them are judged."""
     found = []
     seen: set[tuple[int, str]] = set()
     for block in python_blocks(page_text, kind):
         for use in uses(block):
+            if words is not None and not _names_one(use, words):
+                continue
             ref = _use_broken(page, use, base, head, roots)
             if ref is not None and (ref.line, ref.target) not in seen:
                 seen.add((ref.line, ref.target))
                 found.append(ref)
     return found
+
+
+def _names_one(use: Use, words: Collection[str]) -> bool:
+    if use.keyword:
+        return use.keyword in words
+    return (use.name or use.module.rpartition(".")[2]) in words or use.module.rpartition(".")[2] in words
 
 
 def _use_broken(
