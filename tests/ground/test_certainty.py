@@ -107,3 +107,70 @@ def test_a_name_the_page_defines_in_its_own_example_is_a_note() -> None:
     assert example_notes([found], "No example here.\n") == [found]
     path = ref("src/db.py", "src/db.py", "src/db.py")
     assert example_notes([path], "db.py = 1\n") == [path]  # paths are never an example's names
+
+
+WIDGETS_PAGE = "# Widgets\n\nGroup controls in a `Panel`.\n"
+TUTORIAL_PAGE = (
+    "# Packaging\n\nIn your project, create\n`src/your_app/__init__.py`.\n\nOur `src/pkg/main.py` starts it.\n\n"
+    "In these repos, `src/node-types.json` lists nodes.\n\nEdit `src/<name>/x.py` or `src/{name}/y.py`.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("reference", "page_text", "reason"),
+    [
+        # the component's page: its file name or its first heading names the module that held the class
+        (BrokenReference("docs/widgets.md", 3, "Panel", "Panel", "src/pkg/widgets.py", "removed"), "", None),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/widgets.py", "removed"), WIDGETS_PAGE, None),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/widgets/__init__.py", "removed"), WIDGETS_PAGE, None),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/widget.py", "removed"), "Widgets\n=======\n", None),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/widgets.py", "removed"), "# Intro\n", "a bare word"),
+        (BrokenReference("docs/a.md", 3, "panel", "panel", "src/pkg/widgets.py", "removed"), WIDGETS_PAGE, "a bare word"),
+        (BrokenReference("docs/a.md", 3, "Show", "Panel.Show", "src/pkg/widgets.py", "removed"), WIDGETS_PAGE,
+         "a bare name of a member"),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/__init__.py", "removed"), "# Intro\n", "a bare word"),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/__init__.py", "removed"), "# Pkg\n", None),
+        (BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/_.py", "removed"), "# X\n", "a bare word"),
+        # the repository's own generic file, as the page tells, and only when git saw it go
+        (BrokenReference("docs/contributing.md", 3, "requirements.txt", "requirements.txt", "requirements.txt",
+                         "removed"), "", None),
+        (BrokenReference("docs/CONTRIBUTING.rst", 3, "requirements.txt", "requirements.txt", "requirements.txt",
+                         "renamed"), "", None),
+        (BrokenReference("docs/a.md", 3, "requirements.txt", "requirements.txt", "requirements.txt", "removed"),
+         "# A\n\nInstall using this included\n`requirements.txt`.\n", None),
+        (BrokenReference("docs/a.md", 3, "requirements.txt", "requirements.txt", "requirements.txt", "removed"),
+         "# A\n\nPut yours in `requirements.txt`.\n\nThis included file.\n", "a file name every project has"),
+        (BrokenReference("docs/contributing.md", 3, "requirements.txt", "requirements.txt", "requirements.txt",
+                         "missing"), "", "a file name every project has"),
+        # the reader's own project, or another repository's, on a missing path
+        (BrokenReference("docs/t.md", 4, "src/your_app/__init__.py", "src/your_app/__init__.py",
+                         "src/your_app/__init__.py", "missing"), TUTORIAL_PAGE, "a path in the reader's own project"),
+        (BrokenReference("docs/t.md", 6, "src/pkg/main.py", "src/pkg/main.py", "src/pkg/main.py", "missing"),
+         TUTORIAL_PAGE, None),
+        (BrokenReference("docs/t.md", 8, "src/node-types.json", "src/node-types.json", "src/node-types.json",
+                         "missing"), TUTORIAL_PAGE, "a path in the reader's own project"),
+        (BrokenReference("docs/t.md", 10, "src/<name>/x.py", "src/<name>/x.py", "src/<name>/x.py", "missing"),
+         "# T\n", "a path in the reader's own project"),
+        (BrokenReference("docs/t.md", 10, "src/{name}/y.py", "src/{name}/y.py", "src/{name}/y.py", "missing"),
+         "# T\n", "a path in the reader's own project"),
+        (BrokenReference("docs/t.md", 10, "src/my_app/y.py", "src/my_app/y.py", "src/my_app/y.py", "missing"),
+         "# T\n", "a path in the reader's own project"),
+        (BrokenReference("docs/t.md", 10, "src/myth/y.py", "src/myth/y.py", "src/myth/y.py", "missing"), "# T\n", None),
+        (BrokenReference("docs/t.md", 4, "src/your_app/__init__.py", "src/your_app/__init__.py",
+                         "src/your_app/__init__.py", "removed"), TUTORIAL_PAGE, None),  # git saw it go: certain
+    ],
+)  # fmt: skip
+def test_what_the_page_says_around_a_mention(reference: BrokenReference, page_text: str, reason: str | None) -> None:
+    found = uncertainty(reference, page_text)
+    assert (found is None) == (reason is None), found
+    if reason is not None:
+        assert found is not None and found.startswith(reason)
+    if reason is None and page_text:
+        assert classified([reference], {reference.page: page_text})[0].attention
+
+
+def test_classified_reads_each_page_its_own_text() -> None:
+    here = BrokenReference("docs/a.md", 3, "Panel", "Panel", "src/pkg/widgets.py", "removed")
+    there = here._replace(page="docs/b.md")
+    judged = classified([here, there], {"docs/a.md": WIDGETS_PAGE, "docs/b.md": "# Intro\n"})
+    assert [(r.page, r.attention) for r in judged] == [("docs/a.md", True), ("docs/b.md", False)]

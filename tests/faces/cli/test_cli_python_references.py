@@ -70,7 +70,7 @@ def test_a_method_inherited_from_another_packages_base_is_a_note(repo: GitRepo, 
         {"src/pkg/__init__.py": "", "src/pkg/session.py": SESSION},
         {"docs/orm.md": "# ORM\n\nFetch a row by its key with `session.get()`.\n"},
     )
-    repo.write("src/pkg/session.py", SESSION.split("    def get")[0])
+    repo.write("src/pkg/session.py", SESSION.split("    def get", maxsplit=1)[0])
     repo.commit("the override goes: the base's get stays")
     code, out, found = failing(cli, repo)
     assert code == 0, out
@@ -232,7 +232,9 @@ def test_a_keyword_the_change_removed_fails_where_a_code_block_passes_it(repo: G
         {"src/pkg/__init__.py": "from .client import Client\n", "src/pkg/client.py": CLIENT},
         {"docs/clients.md": CLIENT_PAGE},
     )
-    repo.write("src/pkg/client.py", CLIENT.replace(", proxies=None", "").replace("        self.proxies = proxies\n", ""))
+    repo.write(
+        "src/pkg/client.py", CLIENT.replace(", proxies=None", "").replace("        self.proxies = proxies\n", "")
+    )
     repo.commit("proxies go")
     code, out, found = failing(cli, repo)
     assert code == 1, out
