@@ -386,7 +386,7 @@ async def _changed_code(source: Source, head: Snapshot, change: Change, options:
     renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
     code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
     went = gone(before, after, base_paths, head_paths)
-    keywords = removed_keywords(_python_texts(before_texts), _python_texts(after_texts), base_paths | head_paths)
+    keywords = removed_keywords(_python_texts(before_texts), _python_texts(after_texts))
     return _Changed(code, dataclasses.replace(went, keywords=keywords), after_files)
 
 

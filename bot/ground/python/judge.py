@@ -1,8 +1,8 @@
 """Python references judged as Python resolves them: the planner says which files a change's Python judgement
 reads, and the evaluator turns texts into findings.
 
-- `removed_keywords`: the parameters a change removed (griffe's `find_breaking_changes` over the changed modules),
-  so a change that removes only a keyword still has pages read;
+- `removed_keywords`: the parameters a change removed from the changed modules' functions, so a change that
+  removes only a keyword still has pages read;
 - `judged`: the broken references the symbol index found, each looked up again in the package's API at the head:
   a name rooted outside the project (`json.dumps()`) is not the project's, a name still reachable (a re-export
   from a dependency in `__init__.py`) is alive, a member missing from a class whose base is another package's is a
@@ -15,14 +15,14 @@ Pure: texts and APIs in, `BrokenReference`s out.
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from ...claims.results import BrokenReference
-from .api import Located, PythonApi, module_names
+from .api import MAX_MODULE_BYTES, Located, PythonApi, module_names
 from .blocks import Use, python_blocks, uses
 from .roots import is_dependency_file
 
@@ -51,34 +51,41 @@ def package_files(paths: Collection[str], packages: Collection[str]) -> list[str
     return sorted(p for p, name in module_names(paths).items() if name.split(".")[0] in packages)
 
 
-def removed_keywords(before: Mapping[str, str], after: Mapping[str, str], paths: Collection[str]) -> frozenset[str]:
-    """The names of the parameters the change removed from functions and methods of the changed modules (`before`
-    and `after`: their texts at the base and the head; `paths`: every path, to name the modules)."""
-    import griffe  # noqa: PLC0415 - imported only when a change touches Python code
-
-    names = module_names(paths)
+def removed_keywords(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
+    """The names of the parameters a call could pass by keyword that the change removed from a function or method
+    of the changed modules (`before` and `after`: their texts at the base and the head), as griffe's
+    `find_breaking_changes` reports a removed parameter, read with `ast` alone: it runs on every change to Python
+    code, and needs no package's API."""
     found: set[str] = set()
     for path, text in before.items():
-        dotted = names.get(path)
         new_text = after.get(path)
-        if dotted is None or new_text is None or max(len(text), len(new_text)) > (1 << 20):
+        if new_text is None or max(len(text), len(new_text)) > MAX_MODULE_BYTES:
             continue
-        try:
-            old = griffe.visit(dotted, _virtual(path), text)
-            new = griffe.visit(dotted, _virtual(path), new_text)
-            found.update(
-                str(getattr(b.old_value, "name", ""))
-                for b in griffe.find_breaking_changes(old, new)
-                if b.kind is griffe.BreakageKind.PARAMETER_REMOVED
-            )
-        except Exception:  # noqa: S112 - code griffe cannot read removes nothing it can name
-            continue
-    return frozenset(found - {""})
+        old, new = _keywords_of(text), _keywords_of(new_text)
+        for function, names in old.items():
+            if function in new:
+                found |= names - new[function]
+    return frozenset(found)
 
 
-def _virtual(path: str) -> Path:
-    """A path griffe names a module's file by: a label only, never opened."""
-    return Path(path)
+def _keywords_of(code: str) -> dict[str, set[str]]:
+    """Each function's and method's (by qualified name) parameters a call may pass by keyword."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, set[str]] = {}
+
+    def visit(body: list[ast.stmt], scope: str) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                arguments = node.args
+                found[scope + node.name] = {a.arg for a in [*arguments.args, *arguments.kwonlyargs]}
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{scope}{node.name}.")
+
+    visit(tree.body, "")
+    return found
 
 
 def written_root(text: str) -> str | None:

@@ -111,12 +111,17 @@ def test_block_breakage_at_the_blocks_lines() -> None:
 
 
 def test_removed_keywords_of_the_changed_modules() -> None:
-    paths = set(BASE)
     assert removed_keywords(
-        {"src/pkg/client.py": BASE["src/pkg/client.py"]}, {"src/pkg/client.py": HEAD["src/pkg/client.py"]}, paths
-    ) == {"proxies", "verify"}  # fmt: skip
-    assert removed_keywords({"src/pkg/client.py": "def (:"}, {"src/pkg/client.py": ""}, paths) == frozenset()
-    assert removed_keywords({"scripts/x.py": "def f(a): pass"}, {"scripts/x.py": "def f(): pass"}, paths) == set()
+        {"src/pkg/client.py": BASE["src/pkg/client.py"]}, {"src/pkg/client.py": HEAD["src/pkg/client.py"]}
+    ) == {"verify"}  # fmt: skip
+    assert removed_keywords({"a.py": "def (:"}, {"a.py": ""}) == frozenset()
+    assert removed_keywords({"x.py": "async def f(a, *, b): pass"}, {"x.py": "async def f(a): pass"}) == {"b"}
+    assert removed_keywords({"x.py": "def f(a, /): pass"}, {"x.py": "def f(): pass"}) == set()  # positional only
+    assert removed_keywords({"x.py": "def f(a): pass"}, {"x.py": "def g(): pass"}) == set()  # the function went
+    assert removed_keywords({"x.py": "def f(a): pass"}, {}) == set()  # the file went
+    assert removed_keywords({"x.py": "class A:\n    class B:\n        def f(self, k): pass\n"},
+                            {"x.py": "class A:\n    class B:\n        def f(self): pass\n"}) == {"k"}  # fmt: skip
+    assert removed_keywords({"x.py": "def f(a): pass"}, {"x.py": "x = 1\n" * (1 << 20)}) == set()  # too large
 
 
 def test_plan_and_package_files() -> None:
