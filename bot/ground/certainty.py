@@ -104,7 +104,7 @@ def uncertainty(ref: BrokenReference, page_text: str | None = None) -> str | Non
         if "/" in written.removeprefix("./").rstrip("/") or written.endswith("/"):
             return None
         name = posixpath.basename(written.removeprefix("./"))
-        if "." not in name.strip("."):
+        if "." not in name.strip(".") and not (page_text is not None and said_folder(ref, page_text)):
             return "a bare word: it may be a package's name or a word, not this folder"
         if name.lower() in GENERIC_FILES and not (page_text is not None and own_file(ref, page_text)):
             return "a file name every project has: it may name the reader's own"
@@ -156,6 +156,15 @@ def readers_path(ref: BrokenReference, page_text: str) -> bool:
     if any(_PLACEHOLDER_SEGMENT.match(part) for part in ref.path.split("/")):
         return True
     return bool(_READERS.search(_paragraph(page_text, ref.line)))
+
+
+def said_folder(ref: BrokenReference, page_text: str) -> bool:
+    """Whether the page calls a bare word git saw go a folder of its own (griffe's "our test suite is located in
+    the `tests` folder", after `tests/` moved): the span followed by "folder" or "directory"."""
+    if ref.what not in ("removed", "renamed"):
+        return False
+    span = re.escape(ref.text.strip())
+    return bool(re.search(rf"`{span}`\s+(?:folder|directory)\b", _paragraph(page_text, ref.line), re.I))
 
 
 def own_file(ref: BrokenReference, page_text: str) -> bool:

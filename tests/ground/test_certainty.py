@@ -142,6 +142,14 @@ TUTORIAL_PAGE = (
          "# A\n\nPut yours in `requirements.txt`.\n\nThis included file.\n", "a file name every project has"),
         (BrokenReference("docs/contributing.md", 3, "requirements.txt", "requirements.txt", "requirements.txt",
                          "missing"), "", "a file name every project has"),
+        # a bare word the page calls a folder (griffe 2.1's `tests`, moved under packages/), only when git saw it go
+        (BrokenReference("docs/a.md", 3, "tests", "tests", "tests", "renamed"),
+         "# A\n\nOur test suite is located in the `tests` folder.\n", None),
+        (BrokenReference("docs/a.md", 3, "tests", "tests", "tests", "removed"), "# A\n\nSee the\n`tests` directory.\n", None),
+        (BrokenReference("docs/a.md", 3, "tests", "tests", "tests", "missing"),
+         "# A\n\nOur test suite is located in the `tests` folder.\n", "a bare word"),
+        (BrokenReference("docs/a.md", 3, "tests", "tests", "tests", "removed"), "# A\n\n- `tests`: About tests.\n",
+         "a bare word"),  # a commit type
         # the reader's own project, or another repository's, on a missing path
         (BrokenReference("docs/t.md", 4, "src/your_app/__init__.py", "src/your_app/__init__.py",
                          "src/your_app/__init__.py", "missing"), TUTORIAL_PAGE, "a path in the reader's own project"),
