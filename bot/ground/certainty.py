@@ -101,6 +101,8 @@ def uncertainty(ref: BrokenReference, page_text: str | None = None) -> str | Non
     if ref.target == ref.path:  # a path
         if ref.what == "missing" and page_text is not None and readers_path(ref, page_text):
             return "a path in the reader's own project or in another repository, as the page tells: not this one's"
+        if page_text is not None and value_example(ref, page_text):
+            return "an example of a value the reader writes (`path` and `path:Name`): not this repository's file"
         if "/" in written.removeprefix("./").rstrip("/") or written.endswith("/"):
             return None
         name = posixpath.basename(written.removeprefix("./"))
@@ -156,6 +158,18 @@ def readers_path(ref: BrokenReference, page_text: str) -> bool:
     if any(_PLACEHOLDER_SEGMENT.match(part) for part in ref.path.split("/")):
         return True
     return bool(_READERS.search(_paragraph(page_text, ref.line)))
+
+
+_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as)", re.I)
+
+
+def value_example(ref: BrokenReference, page_text: str) -> bool:
+    """Whether a path is an example of what the reader writes as a setting's value: the paragraph says "for
+    example" and also writes the path as `path:Name` (griffe's "for example `scripts/griffe_exts.py` and
+    `scripts/griffe_exts.py:ThisExtension`", after its own file of that name went)."""
+    paragraph = _paragraph(page_text, ref.line)
+    span = re.escape(ref.text.strip())
+    return bool(_EXAMPLE.search(paragraph)) and re.search(rf"`{span}:[A-Za-z_]\w*`", paragraph) is not None
 
 
 def said_folder(ref: BrokenReference, page_text: str) -> bool:

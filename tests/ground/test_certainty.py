@@ -142,6 +142,14 @@ TUTORIAL_PAGE = (
          "# A\n\nPut yours in `requirements.txt`.\n\nThis included file.\n", "a file name every project has"),
         (BrokenReference("docs/contributing.md", 3, "requirements.txt", "requirements.txt", "requirements.txt",
                          "missing"), "", "a file name every project has"),
+        # an example of a value the reader writes (griffe 2.0's extending.md, after its own scripts/griffe_exts.py went)
+        (BrokenReference("docs/x.md", 3, "scripts/exts.py", "scripts/exts.py", "scripts/exts.py", "removed"),
+         "# X\n\n- a script, for example `scripts/exts.py`\n  and `scripts/exts.py:MyExtension`\n",
+         "an example of a value the reader writes"),
+        (BrokenReference("docs/x.md", 3, "scripts/exts.py", "scripts/exts.py", "scripts/exts.py", "removed"),
+         "# X\n\n- a script, for example `scripts/exts.py`\n", None),  # no `path:Name` beside it
+        (BrokenReference("docs/x.md", 3, "scripts/exts.py", "scripts/exts.py", "scripts/exts.py", "removed"),
+         "# X\n\n- the script `scripts/exts.py` and `scripts/exts.py:MyExtension`\n", None),  # no example said
         # a bare word the page calls a folder (griffe 2.1's `tests`, moved under packages/), only when git saw it go
         (BrokenReference("docs/a.md", 3, "tests", "tests", "tests", "renamed"),
          "# A\n\nOur test suite is located in the `tests` folder.\n", None),

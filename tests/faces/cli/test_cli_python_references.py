@@ -266,3 +266,42 @@ def test_a_module_griffe_cannot_read_at_the_head_makes_its_references_notes_sayi
     assert found and {r["attention"] for r in found} == {False}  # never a failure from what cannot be read
     assert (6, "pkg.urls.parse_url") in {(r["line"], r["target"]) for r in found}
     assert all("src/pkg/urls.py: griffe cannot read it (SyntaxError" in r["note"] for r in found)
+
+
+def test_a_path_given_as_an_example_of_a_readers_value_is_a_note(repo: GitRepo, cli) -> None:
+    """griffe 1.15.0..2.0.0, docs/guide/users/extending.md:22 (h43-eval's tuning half)."""
+    project(
+        repo,
+        {"scripts/exts.py": "class MyExtension:\n    pass\n", "src/pkg/__init__.py": ""},
+        {
+            "docs/extending.md": "# Extending\n\nAn extension may be:\n\n- the file path to a Python script, for "
+            "example `scripts/exts.py` and `scripts/exts.py:MyExtension`\n",
+            "docs/scripts.md": "# Scripts\n\nThe release script is `scripts/exts.py`.\n",
+        },
+    )
+    repo.remove("scripts/exts.py")
+    repo.commit("the script goes")
+    code, out, found = failing(cli, repo)
+    assert [(r["page"], r["text"], r["attention"]) for r in found] == [
+        ("docs/extending.md", "scripts/exts.py", False),
+        ("docs/scripts.md", "scripts/exts.py", True),
+    ]
+    assert code == 1 and "an example of a value the reader writes" in out
+
+
+def test_a_bare_word_the_page_calls_a_folder_fails_when_the_folder_moved(repo: GitRepo, cli) -> None:
+    """griffe 2.0.2..2.1.0, docs/guide/contributors/architecture.md:107 (h43-eval's tuning half)."""
+    project(
+        repo,
+        {"tests/test_a.py": "def test_a():\n    pass\n", "src/pkg/__init__.py": ""},
+        {
+            "docs/architecture.md": "# Architecture\n\nOur test suite is located in the `tests` folder.\n",
+            "docs/workflow.md": "# Workflow\n\nCommit types:\n\n- `tests`: About tests.\n",
+        },
+    )
+    repo.write("packages/lib/tests/test_a.py", "def test_a():\n    pass\n")
+    repo.remove("tests/test_a.py")
+    repo.commit("the tests move into the package")
+    code, out, found = failing(cli, repo)
+    assert [(r["page"], r["attention"]) for r in found] == [("docs/architecture.md", True), ("docs/workflow.md", False)]
+    assert code == 1, out
