@@ -13,6 +13,7 @@ from bot.ground.certainty import (
     defined_on_page,
     example_notes,
     is_history_page,
+    is_test_code,
     uncertainty,
 )
 
@@ -80,10 +81,44 @@ def test_classified_sets_attention_and_reports_a_reference_once_per_line() -> No
         ("docs/changes-to-config.md", True),
         ("docs/newsletter.md", False),
         ("docs/tutorial/index.md", False),
+        ("docs/changelogs", False),  # a history folder's name counts for folders, not for the page itself
+        ("changelogs/x.md", True),
     ],
 )
 def test_history_pages_by_name(page: str, history: bool) -> None:
     assert is_history_page(page) is history
+
+
+@pytest.mark.parametrize(
+    ("path", "test_code"),
+    [
+        ("tests/x.py", True),
+        ("src/tests/x.py", True),
+        ("a/b/Tests/c/x.py", True),
+        ("pkg/spec/deep/er/x.rb", True),
+        ("tools/test", False),  # a file named like a test folder is not in one
+        ("src/testing", False),
+        ("src/test_x.py", True),
+        ("src/x_test.go", True),
+        ("src/x.test.ts", True),
+        ("src/x.spec.js", True),
+        ("conftest.py", True),
+        ("src/contest.py", False),
+        ("src/latest.py", False),
+        ("src/testimony.py", False),
+    ],
+)
+def test_is_test_code(path: str, test_code: bool) -> None:
+    assert is_test_code(path) is test_code
+
+
+@pytest.mark.parametrize(
+    ("name", "private"),
+    [("_x", True), ("__x", True), ("__x__", False), ("x", False), ("x_", False), ("__init__", False), ("_", True)],
+)
+def test_private_names(name: str, private: bool) -> None:
+    reason = uncertainty(ref(name, name, "src/q.py"))
+    assert (reason is not None and reason.startswith("a bare name of a private definition")) is private
 
 
 def test_a_repository_excludes_pages_and_names_more_history() -> None:
