@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING
 
 from ..claims.errors import UnreadableFileError
 from ..claims.ignore import IgnoreRules
@@ -39,18 +40,7 @@ from ..ground.findings import (
     working_file,
 )
 from ..ground.formats import page_kind
-from ..ground.python.api import PythonApi, load_api, module_names
-from ..ground.python.blocks import python_blocks, uses
-from ..ground.python.judge import (
-    block_breakage,
-    judged,
-    kind_of,
-    package_files,
-    plan,
-    removed_keywords,
-    suspect_blocks,
-)
-from ..ground.python.roots import MAX_CONFIG_BYTES, external_roots
+from ..ground.python.keywords import removed_keywords, suspect_blocks
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
 from ..ground.references import (
@@ -67,6 +57,9 @@ from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_o
 from ..parallel import Child
 from ..source import Source
 from .config import Config
+
+if TYPE_CHECKING:
+    from ..ground.python.api import PythonApi
 
 
 @dataclass(frozen=True)
@@ -478,30 +471,30 @@ async def _python_judged(
     texts: dict[str, str],
     words: set[str],
 ) -> list[BrokenReference]:
-    """`found` judged by the Python API (`bot.ground.python.judge`), and the pages' Python blocks the change broke:
-    the packages concerned are loaded with griffe at the base and the head, only when a reference or a block
-    names one."""
+    """`found` judged by the Python API, and the pages' Python blocks the change broke
+    (`bot.ground.python.judge`): the packages concerned are loaded with griffe at the base and the head, only when
+    a reference or a block names one."""
+    from ..ground.python import judge  # noqa: PLC0415 - a check judging no Python reference imports none of it
+    from ..ground.python.api import module_names  # noqa: PLC0415
+    from ..ground.python.roots import external_roots  # noqa: PLC0415
+
     base_paths, head_paths = changed.code.paths_before, changed.code.paths_after
-    planned = plan(base_paths, head_paths)
+    planned = judge.plan(base_paths, head_paths)
     base_modules = module_names(base_paths)
-    packages = {base_modules[r.path].split(".")[0] for r in found if r.path in base_modules and r.target != r.path}
-    for page in in_blocks:
-        for block in python_blocks(texts[page], kind_of(page)):
-            packages.update(u.module.split(".")[0] for u in uses(block) if u.module.split(".")[0] in planned.own)
+    pages = {page: texts[page] for page in in_blocks}
+    packages = judge.packages_named(found, pages, planned, base_modules)
     if not packages:
         return found
-    settings = await _settings(source, head, planned.settings)
-    roots = external_roots(settings, planned.own)
-    base_api = await _api(source, change.base, package_files(base_paths, packages), packages)
-    head_api = await _api(source, head, package_files(head_paths, packages), packages)
-    found = judged(found, head_api, base_modules, roots)
-    for page in in_blocks:
-        found += block_breakage(page, texts[page], kind_of(page), base_api, head_api, roots, words)
-    return found
+    roots = external_roots(await _settings(source, head, planned.settings), planned.own)
+    base_api = await _api(source, change.base, judge.package_files(base_paths, packages), packages)
+    head_api = await _api(source, head, judge.package_files(head_paths, packages), packages)
+    return judge.evaluate(found, pages, base_api, head_api, roots, base_modules, words)
 
 
 async def _settings(source: Source, head: Snapshot, paths: Iterable[str]) -> dict[str, str]:
     """The texts of the settings files naming the project's dependencies, each within the size limit."""
+    from ..ground.python.roots import MAX_CONFIG_BYTES  # noqa: PLC0415
+
     present = [
         p
         for p in paths
@@ -513,6 +506,8 @@ async def _settings(source: Source, head: Snapshot, paths: Iterable[str]) -> dic
 
 async def _api(source: Source, snapshot: Snapshot, files: list[str], packages: Collection[str]) -> PythonApi:
     """The API of `packages` at `snapshot`, loaded once per files and blob ids in this process."""
+    from ..ground.python.api import load_api  # noqa: PLC0415
+
     key = tuple((path, snapshot.blob_id(path) or "") for path in files)
     if all(blob for _, blob in key) and key in _APIS:
         return _APIS[key]

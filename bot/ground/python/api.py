@@ -11,7 +11,6 @@ is never reported removed. Pure: texts in, an API out.
 from __future__ import annotations
 
 import contextlib
-import logging
 import posixpath
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,12 +20,11 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 if TYPE_CHECKING:
     import griffe
 
-MAX_MODULE_BYTES = 1 << 20  # as the symbol index: a file of megabytes is generated, not what a page describes
+from .keywords import MAX_MODULE_BYTES
+
 BUDGET_SECONDS = 20.0  # the time one snapshot's load may take; what is not read by then is `unknown`
 _ALIAS_ROUNDS = 8  # rounds of alias resolution: enough for re-exports of re-exports, bounded for cycles
 _LOOSE_FOLDERS = frozenset({"", "src", "lib", "python"})  # where a module of its own (`tool.py`) is importable
-
-logging.getLogger("griffe").setLevel(logging.CRITICAL)  # griffe's warnings are about code, not for a check's output
 
 
 def module_names(paths: Iterable[str]) -> dict[str, str]:
@@ -172,8 +170,11 @@ def load_api(
 ) -> PythonApi:
     """The API of the Python files in `texts` (repository path → text), read as `module_names` names them; `own`
     limits it to those top-level packages. `clock` and `budget` bound the time spent (see the module)."""
+    import logging  # noqa: PLC0415 - a check that loads no API imports neither
+
     import griffe  # noqa: PLC0415
 
+    logging.getLogger("griffe").setLevel(logging.CRITICAL)  # griffe's warnings are about code, not for a check
     names = module_names(texts)
     if own is not None:
         names = {path: name for path, name in names.items() if name.split(".")[0] in own}

@@ -1,8 +1,6 @@
 """Python references judged as Python resolves them: the planner says which files a change's Python judgement
 reads, and the evaluator turns texts into findings.
 
-- `removed_keywords`: the parameters a change removed from the changed modules' functions, so a change that
-  removes only a keyword still has pages read;
 - `judged`: the broken references the symbol index found, each looked up again in the package's API at the head:
   a name rooted outside the project (`json.dumps()`) is not the project's, a name still reachable (a re-export
   from a dependency in `__init__.py`) is alive, a member missing from a class whose base is another package's is a
@@ -15,14 +13,13 @@ Pure: texts and APIs in, `BrokenReference`s out.
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from ...claims.results import BrokenReference
-from .api import MAX_MODULE_BYTES, Located, PythonApi, module_names
+from .api import Located, PythonApi, module_names
 from .blocks import Use, python_blocks, uses
 from .roots import is_dependency_file
 
@@ -46,46 +43,38 @@ def plan(paths_before: Collection[str], paths_after: Collection[str]) -> PythonP
     return PythonPlan(settings, frozenset(own))
 
 
+def packages_named(
+    found: Iterable[BrokenReference], pages: Mapping[str, str], planned: PythonPlan, base_modules: Mapping[str, str]
+) -> set[str]:
+    """The project's top-level packages the judgement must load: those holding a broken reference's Python target,
+    and those the Python blocks of `pages` (page → text) import from."""
+    packages = {base_modules[r.path].split(".")[0] for r in found if r.path in base_modules and r.target != r.path}
+    for page, text in pages.items():
+        for block in python_blocks(text, kind_of(page)):
+            packages.update(u.module.split(".")[0] for u in uses(block) if u.module.split(".")[0] in planned.own)
+    return packages
+
+
+def evaluate(
+    found: Iterable[BrokenReference],
+    pages: Mapping[str, str],
+    base: PythonApi,
+    head: PythonApi,
+    roots: Collection[str],
+    base_modules: Mapping[str, str],
+    words: Collection[str] | None = None,
+) -> list[BrokenReference]:
+    """`found` judged by the API at the head (`judged`), with what the Python blocks of `pages` (page → text) use
+    that the change broke (`block_breakage`)."""
+    kept = judged(found, head, base_modules, roots)
+    for page, text in pages.items():
+        kept += block_breakage(page, text, kind_of(page), base, head, roots, words)
+    return kept
+
+
 def package_files(paths: Collection[str], packages: Collection[str]) -> list[str]:
     """The Python files of `paths` that make up the top-level `packages` (what `load_api` reads for them)."""
     return sorted(p for p, name in module_names(paths).items() if name.split(".")[0] in packages)
-
-
-def removed_keywords(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
-    """The names of the parameters a call could pass by keyword that the change removed from a function or method
-    of the changed modules (`before` and `after`: their texts at the base and the head), as griffe's
-    `find_breaking_changes` reports a removed parameter, read with `ast` alone: it runs on every change to Python
-    code, and needs no package's API."""
-    found: set[str] = set()
-    for path, text in before.items():
-        new_text = after.get(path)
-        if new_text is None or max(len(text), len(new_text)) > MAX_MODULE_BYTES:
-            continue
-        old, new = _keywords_of(text), _keywords_of(new_text)
-        for function, names in old.items():
-            if function in new:
-                found |= names - new[function]
-    return frozenset(found)
-
-
-def _keywords_of(code: str) -> dict[str, set[str]]:
-    """Each function's and method's (by qualified name) parameters a call may pass by keyword."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    found: dict[str, set[str]] = {}
-
-    def visit(body: list[ast.stmt], scope: str) -> None:
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                arguments = node.args
-                found[scope + node.name] = {a.arg for a in [*arguments.args, *arguments.kwonlyargs]}
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{scope}{node.name}.")
-
-    visit(tree.body, "")
-    return found
 
 
 def written_root(text: str) -> str | None:
@@ -147,13 +136,6 @@ def _at_head(ref: BrokenReference, head: PythonApi, base_modules: Mapping[str, s
     results = [head.locate(c) for c in candidates]
     order = ("found", "external", "external_base", "unknown", "missing")
     return min(results, key=lambda r: order.index(r.state), default=Located("missing"))
-
-
-def suspect_blocks(page_text: str, names: Collection[str]) -> bool:
-    """Whether a page has a Python block (cheap test: a fence or directive) and holds one of `names` as a word."""
-    if not re.search(r"```|~~~|code-block::|sourcecode::|>>> |testcode::", page_text):
-        return False
-    return any(re.search(rf"\b{re.escape(name)}\b", page_text) for name in names if name)
 
 
 def block_breakage(

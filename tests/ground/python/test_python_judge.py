@@ -13,10 +13,9 @@ from bot.ground.python.judge import (
     outside,
     package_files,
     plan,
-    removed_keywords,
-    suspect_blocks,
     written_root,
 )
+from bot.ground.python.keywords import removed_keywords, suspect_blocks
 
 BASE = {
     "src/pkg/__init__.py": "from .client import Client\nfrom .db import connect\n",
