@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import pickle
 import posixpath
 import time
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING
 
 from ..claims.errors import UnreadableFileError
@@ -42,7 +40,7 @@ from ..ground.findings import (
 from ..ground.formats import page_kind
 from ..ground.python.keywords import removed_keywords, suspect_blocks
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
-from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
+from ..ground.reading import PageReading, ReadApart, ReadingCache, live_mentions, read_page
 from ..ground.references import (
     ChangedCode,
     DeadReference,
@@ -54,7 +52,6 @@ from ..ground.references import (
     resolve,
 )
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
-from ..parallel import Child
 from ..source import Source
 from .config import Config
 
@@ -162,49 +159,6 @@ def unread_pages(head: Snapshot, options: SweepOptions, readings: ReadingCache |
     """The pages a full check must read and parse: those whose reading `readings` does not keep."""
     pages = doc_pages(head, options.wiki_dir, options.max_file_bytes)[0]
     return [page for page in pages if readings is None or readings.recall(head.blob_id(page)) is None]
-
-
-class ReadApart:
-    """Pages read and parsed in a forked child while this process loads and sweeps the wiki.
-
-    Until the sweep's records are shared out, one processor waits while the other loads the wiki, and parsing the
-    pages' Markdown starts by importing markdown-it-py (a tenth of a mid-sized check): a child does both then.
-    Start it before the wiki is loaded (a small process to fork), with the pages' bytes already read when they
-    come from git (a child never opens git's pipes). A page the child could not read or parse is left out, and a
-    child that failed gives nothing: this process reads what is missing, as before, with the same errors."""
-
-    def __init__(self, head: Snapshot, pages: list[str]) -> None:
-        self._child = Child(partial(_read_pages, head, pages))
-
-    def take(self) -> dict[str, PageReading]:
-        """The readings the child made (read once; none when it failed)."""
-        answer = self._child.answer()
-        if answer is None:
-            return {}
-        readings: dict[str, PageReading] = pickle.loads(answer)  # noqa: S301 - this process's own fork wrote it
-        return readings
-
-    def discard(self) -> None:
-        self._child.discard()
-
-
-def read_apart(head: Snapshot, pages: list[str]) -> ReadApart | None:
-    """`ReadApart` of `pages`, or None when there are none or no process can be had."""
-    if not pages:
-        return None
-    try:
-        return ReadApart(head, pages)
-    except OSError:
-        return None
-
-
-def _read_pages(head: Snapshot, pages: list[str]) -> bytes:
-    """In a forked child: the readings of `pages`, pickled."""
-    made = {}
-    for page in pages:
-        with contextlib.suppress(Exception):  # this page is read again in the parent, which reports why not
-            made[page] = read_page(page, _text(head.read(page)))
-    return pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 async def with_references(
