@@ -146,7 +146,8 @@ def test_a_full_check_then_reads_the_pages_for_their_references_and_coverage() -
     head = FetchFirst(MemorySnapshot(files), "head")
     report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions()))
     assert head.fetches[2] == ["openwiki/other.md", "openwiki/queue.md", "openwiki/setup.md"]
-    assert head.fetches[3:] == [[]]  # no quotes files, and the sidecars the sweep parsed are not read again
+    assert head.fetches[3] == []  # no quotes files, and the sidecars the sweep parsed are not read again
+    assert head.fetches[4:] == [["openwiki/setup.md"]]  # the page with a missing path's span: what it says judges it
     assert report.broken_references == (
         BrokenReference("openwiki/setup.md", 3, "src/gone.py", "src/gone.py", "src/gone.py", "missing"),
     )

@@ -129,7 +129,7 @@ def _at_head(ref: BrokenReference, head: PythonApi, base_modules: Mapping[str, s
     if module is not None:
         candidates.append(f"{module}.{ref.target}")
     written = ref.text.strip().removesuffix("()").replace("::", ".").replace("#", ".")
-    if written_root(written) in head.packages and _WRITTEN.fullmatch(written):
+    if "." in written and written_root(written) in head.packages and _WRITTEN.fullmatch(written):
         candidates.append(written)
     if "." not in ref.target:
         candidates += [f"{package}.{ref.target}" for package in sorted(head.packages)]
