@@ -436,7 +436,7 @@ async def _python_judged(
     planned = judge.plan(base_paths, head_paths)
     base_modules = module_names(base_paths)
     pages = {page: texts[page] for page in in_blocks}
-    packages = judge.packages_named(found, pages, planned, base_modules)
+    packages = judge.packages_named(found, pages, planned, base_modules, words)
     if not packages:
         return found
     roots = external_roots(await _settings(source, head, planned.settings), planned.own)

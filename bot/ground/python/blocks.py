@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import NamedTuple
 
 MAX_BLOCK_LINES = 2000  # a longer block is a listing, not an example: its imports are still read line by line
@@ -120,7 +121,8 @@ def _block(body: list[tuple[int, str]], doctest: bool) -> Block | None:
     return Block(tuple(code)) if any(text.strip() for _, text in code) else None
 
 
-def uses(block: Block) -> list[Use]:
+@lru_cache(maxsize=1024)
+def uses(block: Block) -> tuple[Use, ...]:
     """What a block imports and the keywords it passes to what it imported. A block that does not parse as a
     whole (an example with `...` elisions, a template) gives its import lines, each parsed on its own."""
     tree = _parsed(block.code) if len(block.lines) <= MAX_BLOCK_LINES else None
@@ -129,8 +131,8 @@ def uses(block: Block) -> list[Use]:
         for number, text in block.lines:
             if _IMPORT_LINE.match(text) and (line := _parsed(text.strip())) is not None:
                 found += [use._replace(line=number) for use in _imports(line, block, offset=0)]
-        return found
-    return [*_imports(tree, block), *_keywords(tree, block)]
+        return tuple(found)
+    return (*_imports(tree, block), *_keywords(tree, block))
 
 
 def _parsed(code: str) -> ast.Module | None:

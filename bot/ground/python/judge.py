@@ -44,14 +44,22 @@ def plan(paths_before: Collection[str], paths_after: Collection[str]) -> PythonP
 
 
 def packages_named(
-    found: Iterable[BrokenReference], pages: Mapping[str, str], planned: PythonPlan, base_modules: Mapping[str, str]
+    found: Iterable[BrokenReference],
+    pages: Mapping[str, str],
+    planned: PythonPlan,
+    base_modules: Mapping[str, str],
+    words: Collection[str] | None = None,
 ) -> set[str]:
     """The project's top-level packages the judgement must load: those holding a broken reference's Python target,
-    and those the Python blocks of `pages` (page → text) import from."""
+    and those the Python blocks of `pages` (page → text) import from (with `words`, only by a use naming one)."""
     packages = {base_modules[r.path].split(".")[0] for r in found if r.path in base_modules and r.target != r.path}
     for page, text in pages.items():
         for block in python_blocks(text, kind_of(page)):
-            packages.update(u.module.split(".")[0] for u in uses(block) if u.module.split(".")[0] in planned.own)
+            packages.update(
+                u.module.split(".")[0]
+                for u in uses(block)
+                if u.module.split(".")[0] in planned.own and (words is None or _names_one(u, words))
+            )
     return packages
 
 

@@ -23,11 +23,36 @@ def removed_keywords(before: Mapping[str, str], after: Mapping[str, str]) -> fro
         new_text = after.get(path)
         if new_text is None or max(len(text), len(new_text)) > MAX_MODULE_BYTES:
             continue
+        if _signatures(text) <= _signatures(new_text):
+            continue  # every signature of the base stands at the head as it was: no parameter went
         old, new = _keywords_of(text), _keywords_of(new_text)
         for function, names in old.items():
             if function in new:
                 found |= names - new[function]
     return frozenset(found)
+
+
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
+
+
+def _signatures(code: str) -> set[str]:
+    """The text of each `def` line and the lines it runs on to its parameters' end (by brackets): a cheap view
+    of the signatures, so a file whose signatures all stand unchanged is not parsed."""
+    found = set()
+    for match in _DEF.finditer(code):
+        depth, at = 0, match.end()
+        end = min(len(code), at + 4000)  # a signature longer than this is compared by its first part
+        while at < end:
+            char = code[at]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+                if depth <= 0:
+                    break
+            at += 1
+        found.add(" ".join(code[match.end() : at + 1].split()))
+    return found
 
 
 def _keywords_of(code: str) -> dict[str, set[str]]:

@@ -12,6 +12,7 @@ from bot.ground.python.judge import (
     kind_of,
     outside,
     package_files,
+    packages_named,
     plan,
     written_root,
 )
@@ -138,3 +139,23 @@ def test_suspect_blocks_and_kind_of() -> None:
     assert not suspect_blocks(PAGE, {"parse"})  # a word, not a part of one
     assert not suspect_blocks("`parse_url` in prose", {"parse_url"})
     assert kind_of("docs/a.RST") == "rst" and kind_of("docs/a.md") == "markdown"
+
+
+def test_signatures_unchanged_or_reflowed_remove_nothing() -> None:
+    base = (
+        "def f(a,\n      b=1):  # old\n    return a\n\n\nclass C:\n    async def g(self, *, k=(1, 2)):\n        pass\n"
+    )
+    assert removed_keywords({"x.py": base}, {"x.py": base.replace("# old", "# new") + "\nx = 1\n"}) == set()
+    assert removed_keywords({"x.py": base}, {"x.py": base.replace("a,\n      b=1", "a, b=1")}) == set()
+    assert removed_keywords({"x.py": base}, {"x.py": base.replace("*, k=(1, 2)", "")}) == {"k"}
+    assert removed_keywords({"x.py": base}, {"x.py": base.replace(",\n      b=1", "")}) == {"b"}
+
+
+def test_packages_named_by_references_and_blocks() -> None:
+    planned = plan(list(BASE), list(HEAD))
+    modules = {"src/pkg/urls.py": "pkg.urls", "tools/x.py": "tools.x"}
+    assert packages_named([ref("parse_url()", "parse_url", "src/pkg/urls.py")], {}, planned, modules) == {"pkg"}
+    assert packages_named([ref("src/pkg/urls.py", "src/pkg/urls.py", "src/pkg/urls.py")], {}, planned, modules) == set()
+    assert packages_named([], {"docs/a.md": PAGE}, planned, modules) == {"pkg"}  # `json` is not the project's
+    assert packages_named([], {"docs/a.md": PAGE}, planned, modules, words={"parse_url"}) == {"pkg"}
+    assert packages_named([], {"docs/a.md": PAGE}, planned, modules, words={"dumps"}) == set()
