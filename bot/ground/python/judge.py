@@ -141,9 +141,17 @@ def _at_head(ref: BrokenReference, head: PythonApi, base_modules: Mapping[str, s
         candidates.append(written)
     if "." not in ref.target:
         candidates += [f"{package}.{ref.target}" for package in sorted(head.packages)]
-    results = [head.locate(c) for c in candidates]
+    results = [_not_a_module(head.locate(c)) for c in candidates]
     order = ("found", "external", "external_base", "unknown", "missing")
     return min(results, key=lambda r: order.index(r.state), default=Located("missing"))
+
+
+def _not_a_module(located: Located) -> Located:
+    """A definition the reference named is not a module that happens to bear its name (`main` the function, not
+    `pkg.main` the module)."""
+    if located.state == "found" and located.obj is not None and located.obj.is_module:
+        return Located("missing")
+    return located
 
 
 def block_breakage(

@@ -64,12 +64,14 @@ def test_judged_by_the_api_at_the_head() -> None:
         ref("Widget", "Widget", "src/ui.ts"),  # another language: as it was
         ref("pkg.Client", "Client", "src/pkg/client.py"),  # still there: left out
         ref("pkg()", "pkg", "src/pkg/__init__.py"),  # a function named as the package: not the package itself
+        ref("urls", "urls", "scripts/release.py"),  # a function of a script gone: not the module pkg.urls
     ]
     assert [r.text for r in judged(refs, head, MODULES, {"json", "dbdriver"})] == [
         "pkg.urls.parse_url",
         "src/pkg/urls.py",
         "Widget",
         "pkg()",
+        "urls",
     ]
 
 
