@@ -129,7 +129,7 @@ def uncertainty(ref: BrokenReference, page_text: str | None = None) -> str | Non
 
 # What a page says when a path is the reader's or another repository's, not this one's.
 _READERS = re.compile(
-    r"\byour(?:\s+own)?\s+(?:project|app|application|package|library|repo|repository|code(?:base)?|module|source)"
+    r"\byour(?:\s+own)?\s+(?:project|app|application|package|library|repo|repository|code(?:base)?|module|source|book|site|docs|documentation)"
     r"|\bthese\s+repos|\bother\s+repos|\banother\s+repo|\b(?:their|each)\s+repo|\byour_\w+|\bmy_?(?:app|project|package)",
     re.I,
 )

@@ -200,6 +200,9 @@ TUTORIAL_PAGE = (
          TUTORIAL_PAGE, None),
         (BrokenReference("docs/t.md", 8, "src/node-types.json", "src/node-types.json", "src/node-types.json",
                          "missing"), TUTORIAL_PAGE, "a path in the reader's own project"),
+        # mdBook's guide: "creating a file named `src/404.md` in your book" (h43-eval's tuning half)
+        (BrokenReference("guide/ci.md", 3, "src/404.md", "src/404.md", "src/404.md", "missing"),
+         "# CI\n\nCreate a file named `src/404.md` in your book.\n", "a path in the reader's own project"),
         (BrokenReference("docs/t.md", 10, "src/<name>/x.py", "src/<name>/x.py", "src/<name>/x.py", "missing"),
          "# T\n", "a path in the reader's own project"),
         (BrokenReference("docs/t.md", 10, "src/{name}/y.py", "src/{name}/y.py", "src/{name}/y.py", "missing"),

@@ -305,3 +305,47 @@ def test_a_bare_word_the_page_calls_a_folder_fails_when_the_folder_moved(repo: G
     code, out, found = failing(cli, repo)
     assert [(r["page"], r["attention"]) for r in found] == [("docs/architecture.md", True), ("docs/workflow.md", False)]
     assert code == 1, out
+
+
+TRANSPORT = '''class AsyncHTTPTransport:
+    """Sends requests."""
+
+    def __init__(self, verify=True, retries=0, backend="auto"):
+        self.verify = verify
+        self.backend = backend
+'''
+ASYNC_PAGE = """# Async
+
+```python
+import anyio
+import pkg
+
+async def main():
+    transport = pkg.AsyncHTTPTransport(backend="trio")
+
+anyio.run(main, backend='trio')
+```
+"""
+
+
+def test_a_removed_keyword_through_a_re_export_fails_and_another_librarys_keyword_does_not(repo: GitRepo, cli) -> None:
+    """httpx 0.20.0..0.21.0, docs/async.md:212: `backend` went from AsyncHTTPTransport (h43-eval's tuning half)."""
+    project(
+        repo,
+        {
+            "src/pkg/__init__.py": "from ._transports.default import AsyncHTTPTransport\n",
+            "src/pkg/_transports/__init__.py": "",
+            "src/pkg/_transports/default.py": TRANSPORT,
+        },
+        {"docs/async.md": ASYNC_PAGE},
+    )
+    repo.write(
+        "src/pkg/_transports/default.py",
+        TRANSPORT.replace(', backend="auto"', "").replace("        self.backend = backend\n", ""),
+    )
+    repo.commit("backend goes")
+    code, out, found = failing(cli, repo)
+    assert [(r["line"], r["text"], r["target"], r["attention"]) for r in found] == [
+        (8, "pkg.AsyncHTTPTransport(backend=...)", "pkg.AsyncHTTPTransport(backend=)", True)
+    ]  # anyio.run's `backend` is anyio's
+    assert code == 1, out
