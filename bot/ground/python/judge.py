@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ...claims.results import BrokenReference
 from .api import Located, PythonApi, module_names
-from .blocks import Use, python_blocks, uses
+from .blocks import Block, Use, python_blocks, uses
 from .roots import is_dependency_file
 
 _WRITTEN = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::|#)[A-Za-z_][\w]*)*")
@@ -55,6 +55,8 @@ def packages_named(
     packages = {base_modules[r.path].split(".")[0] for r in found if r.path in base_modules and r.target != r.path}
     for page, text in pages.items():
         for block in python_blocks(text, kind_of(page)):
+            if words is not None and not _mentions_one(block, words):
+                continue
             packages.update(
                 u.module.split(".")[0]
                 for u in uses(block)
@@ -170,6 +172,8 @@ def block_breakage(
     found = []
     seen: set[tuple[int, str]] = set()
     for block in python_blocks(page_text, kind):
+        if words is not None and not _mentions_one(block, words):
+            continue  # a block naming nothing that went is not parsed
         for use in uses(block):
             if words is not None and not _names_one(use, words):
                 continue
@@ -178,6 +182,10 @@ def block_breakage(
                 seen.add((ref.line, ref.target))
                 found.append(ref)
     return found
+
+
+def _mentions_one(block: Block, words: Collection[str]) -> bool:
+    return not set(words).isdisjoint(re.findall(r"\w+", block.code))
 
 
 def _names_one(use: Use, words: Collection[str]) -> bool:

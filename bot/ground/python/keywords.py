@@ -16,29 +16,32 @@ MAX_MODULE_BYTES = 1 << 20  # as the API's load: a file of megabytes is generate
 def removed_keywords(before: Mapping[str, str], after: Mapping[str, str]) -> frozenset[str]:
     """The names of the parameters a call could pass by keyword that the change removed from a function or method
     of the changed modules (`before` and `after`: their texts at the base and the head), as griffe's
-    `find_breaking_changes` reports a removed parameter, read with `ast` alone: it runs on every change to Python
-    code, and needs no package's API."""
+    `find_breaking_changes` reports a removed parameter. Only the signatures that changed are parsed (each on its
+    own, with `ast`): this runs on every change to Python code. A function is known by its name in its file (two
+    methods of one name are one: a keyword one of them still takes is not counted removed)."""
     found: set[str] = set()
     for path, text in before.items():
         new_text = after.get(path)
         if new_text is None or max(len(text), len(new_text)) > MAX_MODULE_BYTES:
             continue
-        if _signatures(text) <= _signatures(new_text):
-            continue  # every signature of the base stands at the head as it was: no parameter went
-        old, new = _keywords_of(text), _keywords_of(new_text)
-        for function, names in old.items():
-            if function in new:
-                found |= names - new[function]
+        old, new = _signatures(text), _signatures(new_text)
+        for name, signatures in old.items():
+            kept = new.get(name)
+            if kept is None or signatures <= kept:
+                continue  # the function went (its own finding), or its every signature stands as it was
+            still = set().union(*(_keywords_of(s) for s in kept))
+            for signature in signatures - kept:
+                found |= _keywords_of(signature) - still
     return frozenset(found)
 
 
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
 
 
-def _signatures(code: str) -> set[str]:
-    """The text of each `def` line and the lines it runs on to its parameters' end (by brackets): a cheap view
-    of the signatures, so a file whose signatures all stand unchanged is not parsed."""
-    found = set()
+def _signatures(code: str) -> dict[str, set[str]]:
+    """Each function's name → the texts of its signatures (`name(params)`, whitespace folded): from its `def` to
+    its parameters' end, by brackets."""
+    found: dict[str, set[str]] = {}
     for match in _DEF.finditer(code):
         depth, at = 0, match.end()
         end = min(len(code), at + 4000)  # a signature longer than this is compared by its first part
@@ -51,28 +54,23 @@ def _signatures(code: str) -> set[str]:
                 if depth <= 0:
                     break
             at += 1
-        found.add(" ".join(code[match.end() : at + 1].split()))
+        found.setdefault(match[1], set()).add(" ".join(code[match.start(1) : at + 1].split()))
     return found
 
 
-def _keywords_of(code: str) -> dict[str, set[str]]:
-    """Each function's and method's (by qualified name) parameters a call may pass by keyword."""
+def _keywords_of(signature: str) -> set[str]:
+    """The parameters a call may pass by keyword of one signature (`name(a, b=1, *, c)` → a, b, c)."""
     try:
-        tree = ast.parse(code)
+        tree = ast.parse(f"def {signature}: pass")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    found: dict[str, set[str]] = {}
+        return set()
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return set()
+    return {a.arg for a in [*function.args.args, *function.args.kwonlyargs]}
 
-    def visit(body: list[ast.stmt], scope: str) -> None:
-        for node in body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                arguments = node.args
-                found[scope + node.name] = {a.arg for a in [*arguments.args, *arguments.kwonlyargs]}
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{scope}{node.name}.")
 
-    visit(tree.body, "")
-    return found
+_WORD = re.compile(r"\w+")
 
 
 def suspect_blocks(page_text: str, names: Collection[str]) -> bool:
@@ -80,4 +78,4 @@ def suspect_blocks(page_text: str, names: Collection[str]) -> bool:
     word): which pages' Python blocks are read."""
     if not re.search(r"```|~~~|code-block::|sourcecode::|>>> |testcode::|doctest::", page_text):
         return False
-    return any(re.search(rf"\b{re.escape(name)}\b", page_text) for name in names if name)
+    return not set(names).isdisjoint(_WORD.findall(page_text))
