@@ -228,3 +228,14 @@ def test_classified_reads_each_page_its_own_text() -> None:
     there = here._replace(page="docs/b.md")
     judged = classified([here, there], {"docs/a.md": WIDGETS_PAGE, "docs/b.md": "# Intro\n"})
     assert [(r.page, r.attention) for r in judged] == [("docs/a.md", True), ("docs/b.md", False)]
+
+
+@pytest.mark.parametrize(
+    ("line", "paragraph"),
+    [(1, "a\nb"), (2, "a\nb"), (4, "c\nd\ne"), (5, "c\nd\ne"), (6, "c\nd\ne"), (8, "f"), (99, "f"), (0, "a\nb"),
+     (-5, "a\nb")],
+)  # fmt: skip
+def test_the_paragraph_around_a_line(line: int, paragraph: str) -> None:
+    from bot.ground.certainty import _paragraph
+
+    assert _paragraph("a\nb\n\nc\nd\ne\n\nf", line) == paragraph
