@@ -20,6 +20,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..claims.ignore import IgnoreRules
 from ..claims.results import BrokenReference
@@ -141,13 +142,23 @@ _OWN = re.compile(
 _CONTRIBUTING = re.compile(r"contribut|hacking|development|developing", re.I)
 
 
+PARAGRAPH_REACH = 12  # lines read each way from a mention: a check of a page's every mention stays linear
+
+
+@lru_cache(maxsize=8)
+def _lines(page_text: str) -> list[str]:
+    return page_text.split("\n")
+
+
 def _paragraph(page_text: str, line: int) -> str:
-    """The lines around the page's `line` (1-based) up to the blank lines that bound its paragraph."""
-    lines = page_text.split("\n")
+    """The lines around the page's `line` (1-based) up to the blank lines that bound its paragraph (at most
+    `PARAGRAPH_REACH` each way)."""
+    lines = _lines(page_text)
     start = end = max(0, min(line - 1, len(lines) - 1))
-    while start > 0 and lines[start - 1].strip():
+    while start > 0 and lines[start - 1].strip() and end - start < PARAGRAPH_REACH:
         start -= 1
-    while end + 1 < len(lines) and lines[end + 1].strip():
+    top = start
+    while end + 1 < len(lines) and lines[end + 1].strip() and end - top < 2 * PARAGRAPH_REACH:
         end += 1
     return "\n".join(lines[start : end + 1])
 
@@ -195,6 +206,13 @@ def _words(text: str) -> set[str]:
     return {word.lower().removesuffix("s") for word in re.findall(r"[A-Za-z][a-z0-9]+|[A-Z]+(?![a-z])", text)}
 
 
+@lru_cache(maxsize=8)
+def _title(page_text: str) -> str:
+    """The page's first heading (Markdown `#`/`##`, or reStructuredText's underlined with `=`), once per page."""
+    heading = re.search(r"^#{1,2}[ \t]+(.+)$|^(.+)\n[=]{3,}[ \t]*$", page_text, re.M)
+    return (heading[1] or heading[2]) if heading else ""
+
+
 def about_component(ref: BrokenReference, page_text: str) -> bool:
     """Whether a removed public class (a capitalised top-level name, `Panel`) is named on the page about the
     component it belonged to: the page's file name or its first heading names the module or package that held it
@@ -207,8 +225,7 @@ def about_component(ref: BrokenReference, page_text: str) -> bool:
     component = _words(module.replace("_", " "))
     if not component:
         return False
-    heading = re.search(r"^#{1,2}[ \t]+(.+)$|^(.+)\n[=]{3,}[ \t]*$", page_text, re.M)
-    title = (heading[1] or heading[2]) if heading else ""
+    title = _title(page_text)
     page_stem = posixpath.splitext(posixpath.basename(ref.page))[0]
     return component <= _words(page_stem.replace("_", " ").replace("-", " ")) or component <= _words(title)
 

@@ -239,3 +239,11 @@ def test_the_paragraph_around_a_line(line: int, paragraph: str) -> None:
     from bot.ground.certainty import _paragraph
 
     assert _paragraph("a\nb\n\nc\nd\ne\n\nf", line) == paragraph
+
+
+def test_the_paragraph_reaches_a_bounded_number_of_lines_each_way() -> None:
+    from bot.ground.certainty import PARAGRAPH_REACH, _paragraph
+
+    page = "\n".join(f"l{n}" for n in range(100))
+    assert _paragraph(page, 51).split("\n") == [f"l{n}" for n in range(50 - PARAGRAPH_REACH, 51 + PARAGRAPH_REACH)]
+    assert _paragraph(page, 1).split("\n") == [f"l{n}" for n in range(2 * PARAGRAPH_REACH + 1)]
