@@ -119,6 +119,11 @@ class JobAbandoned(Exception):
     not say so on the check run, so the queue does."""
 
 
+class TookTooLong(JobAbandoned):
+    """A try ran past the job timeout and was stopped (its process killed). It is not tried again: what made it slow
+    is the repository's content, which the next try would read again. The check run says it took too long."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """A failing job is tried `max_tries` times, waiting `base_seconds`, then twice as long, and so on."""
@@ -151,8 +156,12 @@ class Queue(Protocol):
 
 
 async def run_try(handler: JobHandler, job: Job, attempt: Attempt, timeout: float | None) -> None:
-    """One try of `job`, cut off after `timeout` seconds; a try cut off is abandoned, and says why."""
+    """One try of `job`, cut off after `timeout` seconds (the App's handler then kills the try's process); a try cut
+    off raises TookTooLong, which says why."""
     try:
         await asyncio.wait_for(handler(job, attempt), timeout)
     except TimeoutError as exc:
-        raise JobAbandoned(f"it ran longer than the {timeout:g}-second job timeout") from exc
+        if timeout is None:  # the handler's own timeout (a GitHub call's): a failure like any other
+            raise
+        JOBS.labels(job.kind, "timed_out").inc()
+        raise TookTooLong(f"it ran longer than the {timeout:g}-second job timeout") from exc

@@ -32,7 +32,17 @@ from arq.worker import Retry
 from pydantic import ValidationError
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Job, JobAbandoned, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
+from . import (
+    DELIVERY_MEMORY_SECONDS,
+    Job,
+    JobAbandoned,
+    JobHandler,
+    PermanentFailure,
+    RetryPolicy,
+    TookTooLong,
+    give_up,
+    run_try,
+)
 
 log = logging.getLogger(__name__)
 QUEUE_NAME = "wikiwarden:jobs"
@@ -251,7 +261,7 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
             give_up(job, failure)
             return "permanent"
         except Exception as exc:
-            if number < retry.max_tries:
+            if number < retry.max_tries and not isinstance(exc, TookTooLong):  # too long: the last try
                 JOBS.labels(job.kind, "retried").inc()
                 log.warning("job failed; try %d of %d", number, retry.max_tries, extra={"delivery": job.delivery})
                 raise Retry(defer=retry.delay(number)) from exc
