@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..metrics import JOBS
-from .requests import AnyRequest, request_from_json, request_to_json
+from .requests import JOB_FORMAT, AnyRequest, request_from_json, request_to_json, upgrade_job
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +30,19 @@ class Job:
         return self.request.kind
 
     def to_json(self) -> dict[str, Any]:
-        """The job as JSON, for a queue that leaves the process."""
-        return {"key": self.key, "delivery": self.delivery, "request": request_to_json(self.request)}
+        """The job as JSON in this version's format, for a queue that leaves the process."""
+        request = request_to_json(self.request)
+        return {"format": JOB_FORMAT, "key": self.key, "delivery": self.delivery, "request": request}
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> Job:
-        return cls(value["key"], value["delivery"], request_from_json(value["request"]))
+    def from_json(cls, value: Any) -> Job:
+        """A job read back, upgraded from an older version's format. Raises NewerJob for a newer version's,
+        UnreadableJob, KeyError, TypeError or pydantic's ValidationError for what is no job."""
+        value = upgrade_job(value)
+        key, delivery = value["key"], value["delivery"]
+        if not isinstance(key, str) or not isinstance(delivery, str):
+            raise TypeError("a job's key and delivery are strings")
+        return cls(key, delivery, request_from_json(value["request"]))
 
 
 @dataclass(frozen=True)
