@@ -36,6 +36,8 @@ log = logging.getLogger(__name__)
 
 Entry = Callable[..., Awaitable[None]]  # async def entry(channel, *args): the job, in the child
 _context: ForkServerContext | None = None
+_preload: set[str] = set()
+_started = False  # the fork server has been asked for (its imports are settled)
 _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
@@ -49,18 +51,22 @@ class ChildDied(JobAbandoned):
 
 
 def prepare(preload: list[str]) -> None:
-    """Choose what the fork server imports before forking any child (the job code, so a child starts with it
-    loaded). Takes effect when the server starts, at the first job; later calls change nothing."""
+    """Add to what the fork server imports before forking any child (the job code, so a child starts with it
+    loaded). Takes effect when the server starts, at `warm` or the first job; later calls change nothing."""
     global _context  # noqa: PLW0603 - the process's one fork server
     if _context is None:
         _context = multiprocessing.get_context("forkserver")
-        _context.set_forkserver_preload(preload)
+    if not _started:
+        _preload.update(preload)
+        _context.set_forkserver_preload(sorted(_preload))
 
 
 def _fork_server() -> ForkServerContext:
+    global _started  # noqa: PLW0603
     if _context is None:
         prepare([])
     assert _context is not None
+    _started = True
     return _context
 
 
