@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 Entry = Callable[..., Awaitable[None]]  # async def entry(channel, *args): the job, in the child
 _context: ForkServerContext | None = None
-_preload: set[str] = set()
+_preload: set[str] = {__name__}  # the machinery itself, whoever calls it
 _started = False  # the fork server has been asked for (its imports are settled)
 _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
