@@ -165,10 +165,12 @@ class Queue(Protocol):
 async def run_try(handler: JobHandler, job: Job, attempt: Attempt, timeout: float | None) -> None:
     """One try of `job`, cut off after `timeout` seconds (the App's handler then kills the try's process); a try cut
     off raises TookTooLong, which says why."""
+    deadline = asyncio.timeout(timeout)
     try:
-        await asyncio.wait_for(handler(job, attempt), timeout)
+        async with deadline:
+            await handler(job, attempt)
     except TimeoutError as exc:
-        if timeout is None:  # the handler's own timeout (a GitHub call's): a failure like any other
+        if not deadline.expired():  # the handler's own timeout (a GitHub call's): a failure like any other
             raise
         JOBS.labels(job.kind, "timed_out").inc()
         raise TookTooLong(f"it ran longer than the {timeout:g}-second job timeout") from exc
