@@ -22,7 +22,7 @@ from .github.api.auth import InstallationTokens
 from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
 from .jobs import Attempt, Job, JobHandler
-from .jobs.process import Channel, Remote, prepare, run_in_child, warm
+from .jobs.process import Channel, Remote, prepare, run_in_child, start_warming
 from .logs import configure_logging
 from .metrics import GITHUB_RATE_LIMIT_REMAINING, JOB_SECONDS, JOBS_RUNNING, Counted, add_counted, counted_here
 from .settings import Settings
@@ -33,10 +33,11 @@ log = logging.getLogger(__name__)
 __all__ = ["isolated_jobs", "start_job_processes"]
 
 
-async def start_job_processes() -> None:
-    """Start the fork server every job's process comes from, with this module (and so the App's code) imported."""
+def start_job_processes() -> None:
+    """Start the fork server every job's process comes from, with this module (and so the App's code) imported, in
+    the background: the first job waits for it, `/healthz` does not."""
     prepare([__name__])
-    await warm()
+    start_warming()
 
 
 class _Totals:

@@ -202,9 +202,9 @@ async def test_a_failing_job_is_retried_with_backoff_and_ends_visibly(start, fak
 
     run = await eventually(lambda: completed_run(repo, head), what="the failure to be reported")
     assert run["conclusion"] == "failure" and "GitHub answered 502" in run["output"]["summary"]
+    assert await worker.settled_metric("wikiwarden_jobs_total", 1, kind="check", outcome="failed") == 1
     text = await worker.metrics()
     assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="retried") == 2
-    assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="failed") == 1
     assert "job failed after 3 tries" in worker.logs()
 
 
