@@ -22,7 +22,7 @@ from .github.api.auth import InstallationTokens
 from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
 from .jobs import Attempt, Job, JobHandler
-from .jobs.process import Channel, Remote, prepare, run_in_child, start_warming
+from .jobs.process import Channel, Remote, prepare, run_in_child, warm
 from .logs import configure_logging
 from .metrics import GITHUB_RATE_LIMIT_REMAINING, JOB_SECONDS, JOBS_RUNNING, Counted, add_counted, counted_here
 from .settings import Settings
@@ -33,11 +33,10 @@ log = logging.getLogger(__name__)
 __all__ = ["isolated_jobs", "start_job_processes"]
 
 
-def start_job_processes() -> None:
-    """Start the fork server every job's process comes from, with this module (and so the App's code) imported, in
-    the background: the first job waits for it, `/healthz` does not."""
+async def start_job_processes() -> None:
+    """Start the fork server every job's process comes from, with this module (and so the App's code) imported."""
     prepare([__name__])
-    start_warming()
+    await warm()
 
 
 class _Totals:

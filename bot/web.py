@@ -319,7 +319,7 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
             app[RUNTIME] = runtime
             app[QUEUE] = queue
             if queue.runs_jobs:
-                start_job_processes()
+                await start_job_processes()
             await queue.start()
             warming = asyncio.create_task(learn_who_the_app_is(runtime))
             async with contextlib.nullcontext() if queue.runs_jobs else collector_at_rest():

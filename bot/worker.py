@@ -87,7 +87,7 @@ async def run_worker(settings: Settings, stop: asyncio.Event | None = None) -> N
         await queue.start()
         runtime.submit = queue.submit  # a check may be followed by a fix
         runtime.share_through(queue.pool)  # budgets and paid answers, for every worker
-        start_job_processes()
+        await start_job_processes()
         worker = build_worker(settings, runtime, queue)
         runner = web.AppRunner(_health_app(worker, queue), access_log=None)
         await runner.setup()

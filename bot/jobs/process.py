@@ -38,8 +38,6 @@ Entry = Callable[..., Awaitable[None]]  # async def entry(channel, *args): the j
 _context: ForkServerContext | None = None
 _preload: set[str] = {__name__}  # the machinery itself, whoever calls it
 _started = False  # the fork server has been asked for (its imports are settled)
-_warm = False  # it has forked a child: starting another takes a message and its answer
-_warming: asyncio.Task[None] | None = None
 _PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
@@ -76,12 +74,11 @@ async def run_in_child(entry: Entry, args: tuple[Any, ...], services: Mapping[st
     """Run `await entry(channel, *args)` in a child process and wait for it, serving its calls to `services` (name →
     object whose async methods the child may call). Raises PermanentFailure or JobFailed as the work did, ChildDied
     when the child ended without a word; cancelled, kills the child at once."""
-    await warm()
     context = _fork_server()
     ours, theirs = context.Pipe(duplex=True)
     child = context.Process(target=_child_main, args=(entry, args, theirs), name="wikiwarden-job", daemon=True)
     try:
-        child.start()  # a message to the fork server and its answer (`warm` started the server)
+        child.start()  # a message to the fork server and its answer (`warm` started the server beforehand)
     finally:
         theirs.close()  # the child holds its end now: its death is our end's EOF
     try:
@@ -112,31 +109,9 @@ async def run_in_child(entry: Entry, args: tuple[Any, ...], services: Mapping[st
 
 
 async def warm() -> None:
-    """Start the fork server and wait until it forks (off the event loop: it is a new interpreter importing the job
-    code, a second or more), so that no job's start waits for it while the event loop waits too. Once is enough: a
-    later call (every job's) returns at once."""
-    global _warming  # noqa: PLW0603 - the process's one warm-up
-    if _warm:
-        return
-    loop = asyncio.get_running_loop()
-    failed = _warming is not None and _warming.done() and (_warming.cancelled() or _warming.exception() is not None)
-    if _warming is None or _warming.get_loop() is not loop or failed:  # none yet, of a loop gone (tests), or failed
-        _warming = loop.create_task(_warm_up())
-    await asyncio.shield(_warming)
-
-
-def start_warming() -> None:
-    """Start `warm` in the background: a process taking jobs is up (answering `/healthz`) before the fork server is,
-    and its first job waits for it."""
-    global _warming  # noqa: PLW0603
-    if not _warm and _warming is None:
-        _warming = asyncio.get_running_loop().create_task(_warm_up())
-
-
-async def _warm_up() -> None:
-    global _warm  # noqa: PLW0603
+    """Start the fork server now and wait until it forks (off the event loop: it is a new interpreter importing the
+    job code, most of a second), so that no job's start waits for it while the event loop waits too."""
     await asyncio.to_thread(_first_child)
-    _warm = True
 
 
 def _first_child() -> None:
