@@ -35,6 +35,7 @@ class ActionInputs:
     openai_api_key: str | None = field(default=None, repr=False)
     mutation_spacing_seconds: float = 1.0
     cache: bool = True  # the sweep's memory in the checkout's git directory (action.yml keeps it between runs)
+    cache_key: str | None = field(default=None, repr=False)  # the secret that signs the memory (checked by the step)
 
 
 def _flag(name: str, value: str) -> bool:
@@ -81,6 +82,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         openai_api_key=given("OPENAI_API_KEY"),
         mutation_spacing_seconds=max(mutation_spacing, 0.0),
         cache=_flag("cache", given("CACHE") or "true"),
+        cache_key=given("CACHE_KEY"),
     )
 
 

@@ -9,6 +9,7 @@ nothing costs no page read at all.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,9 +25,10 @@ class Gone:
 
     names: frozenset[str]  # last segments (`drain`) and qualified names (`TaskQueue.drain`) of removed definitions
     paths: frozenset[str]  # files deleted or renamed away
+    keywords: frozenset[str] = frozenset()  # parameters removed from Python functions (a call's `proxies=`)
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.paths)
+        return bool(self.names or self.paths or self.keywords)
 
 
 def gone(before: SymbolIndex, after: SymbolIndex, paths_before: Collection[str], paths_after: Collection[str]) -> Gone:
@@ -77,8 +79,21 @@ def missing_paths(
             if not _path_shaped(code_path, paths):
                 continue
             path = code_path
-        found.append(BrokenReference(page, mention.line, mention.text, path, path, "missing", kind=mention.kind))
+        ref = BrokenReference(page, mention.line, mention.text, path, path, "missing", kind=mention.kind)
+        if mention.kind == "code" and is_how_to(page) and not is_folder(posixpath.dirname(path), paths):
+            ref = ref._replace(attention=False, note=READERS_FOLDER)
+        found.append(ref)
     return found
+
+
+READERS_FOLDER = "a path under a folder this repository does not have, on a how-to page: the reader's own project's"
+_HOW_TO = re.compile(r"tutorial|how[-_ ]?to|getting[-_ ]?started|quick[-_ ]?start|packaging|first[-_]steps", re.I)
+
+
+def is_how_to(page: str) -> bool:
+    """A tutorial or how-to page, by its path (`docs/tutorial/…`, `how-to-package.md`, `getting-started.md`):
+    its paths are often the reader's own project's, a layout the reader makes (`src/app/cli.py`)."""
+    return bool(_HOW_TO.search(page))
 
 
 def runtime_notes(

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .. import __version__
 from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR, normalize_wiki_dir
 from ..claims.snapshot import Kind, Snapshot
 from ..ground.formats import page_kind
@@ -36,6 +37,10 @@ references:
 # baseline: .github/wikiwarden-baseline.json
 """
 
+# What the written files pin: the release this package is (its tag), the Action by its major tag (docs/release.md).
+PRE_COMMIT_REV = f"v{__version__}"
+ACTION_REF = f"v{__version__.split('.')[0]}"
+
 WORKFLOW_TEMPLATE = """\
 # Wikiwarden checks what each push and pull request did to the docs in {wiki_dir}/.
 name: Wikiwarden
@@ -52,12 +57,12 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0
-      - uses: wikiwarden/wikiwarden@main  # pin a tag or a commit
+      - uses: wikiwarden/wikiwarden@{action_ref}  # the major tag, moved to every release of it
 """
 
-PRE_COMMIT_ENTRY = """\
+PRE_COMMIT_ENTRY = f"""\
   - repo: https://github.com/wikiwarden/wikiwarden
-    rev: main  # pin a tag or a commit (`pre-commit autoupdate` does)
+    rev: {PRE_COMMIT_REV}  # this release's tag (`pre-commit autoupdate` moves it)
     hooks:
       - id: wikiwarden
 """
@@ -183,7 +188,9 @@ def plan_init(snapshot: Snapshot, wiki_dir: str | None = None, branch: str = "ma
     plan.site = site_notes(snapshot, site, plan.wiki_dir)
     wanted = {
         CONFIG_PATH: CONFIG_TEMPLATE.format(wiki_dir=plan.wiki_dir),
-        WORKFLOW_PATH: WORKFLOW_TEMPLATE.format(wiki_dir=plan.wiki_dir, branch=json.dumps(branch)),
+        WORKFLOW_PATH: WORKFLOW_TEMPLATE.format(
+            wiki_dir=plan.wiki_dir, branch=json.dumps(branch), action_ref=ACTION_REF
+        ),
         PRE_COMMIT_PATH: PRE_COMMIT_TEMPLATE,
     }
     for path, content in wanted.items():

@@ -8,6 +8,7 @@ import os
 import pytest
 from conftest import GitRepo
 
+import bot
 from bot.usecases.config_file import parse_repo_config
 from bot.usecases.init import find_docs
 
@@ -30,8 +31,11 @@ def test_init_writes_the_three_files_for_a_mkdocs_site_and_check_then_reads_them
     config = parse_repo_config(repo.read(".github/wikiwarden.yml"))  # what it writes is a valid config
     assert config.wiki_dir == "site-docs" and config.references.exclude == ()
     workflow = repo.read(".github/workflows/wikiwarden.yml").decode()
-    assert 'branches: ["main"]' in workflow and "uses: wikiwarden/wikiwarden@main" in workflow
-    assert "id: wikiwarden" in repo.read(".pre-commit-config.yaml").decode()
+    # What it writes pins this release: the Action's major tag, the hook's own tag (never a moving branch).
+    major = bot.__version__.split(".")[0]
+    assert 'branches: ["main"]' in workflow and f"uses: wikiwarden/wikiwarden@v{major}  #" in workflow
+    pre_commit = repo.read(".pre-commit-config.yaml").decode()
+    assert "id: wikiwarden" in pre_commit and f"rev: v{bot.__version__}  #" in pre_commit
     check = cli("check", "--repo", repo.root)
     assert check.code == 0 and "Wikiwarden check · site-docs/" in check.out
 

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 import oneconfig
 import pytest
 from conftest import GitRepo
+from deadline import finishes
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 
@@ -328,3 +329,36 @@ def test_fix_writes_a_renamed_path_as_the_one_link_and_code_span_it_is(repo: Git
     assert [unquote(link) for link in links] == ["../" + new] and codes == [new]
     run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
     assert run.code == 0, run.out
+
+
+HOSTILE_GLOB = "**a**a**a**a**a**a**a**a**a**a**b"  # 33 bytes: a backtracking regex took years on a name of 40 `a`s
+
+
+def test_a_hostile_exclude_pattern_against_a_long_page_name_does_not_stop_the_check(docs: GitRepo) -> None:
+    docs.write(".github/wikiwarden.yml", f'wiki_dir: docs\nreferences:\n  exclude: ["{HOSTILE_GLOB}"]\n')
+    docs.write(f"docs/{'a' * 40}.md", "# A\n\nSee `src/util.py`.\n")
+    docs.commit("a page of forty a's")
+    # the command line in a child process: a hang is killed and fails the test
+    code, out, err = finishes("", 60, ("-m", "bot", "check", "--repo", str(docs.root))).split("\n", 2)
+    assert code == "0", err
+    assert "Wikiwarden check · docs/" in out
+
+
+def test_too_many_or_too_long_exclude_patterns_are_a_config_error(docs: GitRepo, cli) -> None:
+    many = ", ".join(f'"p{k}"' for k in range(1001))
+    docs.write(".github/wikiwarden.yml", f"wiki_dir: docs\nreferences:\n  exclude: [{many}]\n")
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 2 and run.err.count("\n") == 1
+    assert "1,001 patterns; there may be at most 1,000" in run.err
+    docs.write(".github/wikiwarden.yml", f'wiki_dir: docs\nreferences:\n  history: ["{"a" * 1001}"]\n')
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 2 and run.err.count("\n") == 1
+    assert "a pattern of 1,001 characters; a pattern may have at most 1,000" in run.err
+
+
+def test_an_ignore_file_over_the_limits_is_refused_in_one_line(docs: GitRepo, cli) -> None:
+    docs.write(".openwikiignore", "x\n" * 1001)
+    run = cli("check", "--repo", docs.root)
+    assert (run.code, run.err) == (
+        2, "wikiwarden: error: .openwikiignore: more than 1,000 patterns; there may be at most that many\n"
+    )  # fmt: skip
