@@ -601,8 +601,30 @@ def _script_outputs(path: str, read: Reader, problems: list[str]) -> tuple[list[
         and not isinstance(node.args[0], ast.Constant)
         for node in ast.walk(tree)
     )
-    folders = [s.strip("/") for s in strings if computed and _FOLDER_NAME.fullmatch(s.strip("/"))]
+    folders = [f for f in _path_prefixes(tree) if _FOLDER_NAME.fullmatch(f)] if computed else []
     return files, folders
+
+
+def _path_prefixes(tree: ast.AST) -> list[str]:
+    """The folders a script builds paths under: an f-string's literal start up to its last `/`
+    (`f"reference/{name}.md"`), the literal left of a `/` or `+` (`"reference" / name`), `Path("reference", …)`."""
+    found = []
+    for node in ast.walk(tree):
+        literal: str | None = None
+        if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            first = node.values[0].value
+            literal = first.rpartition("/")[0] if isinstance(first, str) else None
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            left = node.left
+            literal = left.value if isinstance(left, ast.Constant) and isinstance(left.value, str) else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute) and node.args:
+            name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+            first_arg = node.args[0]
+            if name in ("Path", "PurePosixPath", "join") and isinstance(first_arg, ast.Constant):
+                literal = first_arg.value if isinstance(first_arg.value, str) else None
+        if literal and literal.strip("/"):
+            found.append(literal.strip("/"))
+    return found
 
 
 def _snippet_bases(extensions: Any, root: str) -> tuple[str, ...]:
