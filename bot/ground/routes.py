@@ -253,6 +253,8 @@ def _docusaurus(found: Routes, href: str, page: str) -> Resolution:
             path = _first(found, [base + s for s in _SCRIPT_SUFFIXES] + [f"{base}/index{s}" for s in _SCRIPT_SUFFIXES])
             if path is not None:
                 return Resolution(path)
+        if any(root.route and (route == root.route or route.startswith(root.route + "/")) for root in blog):
+            return Resolution(note=_BLOG_ROUTE)
         for root in docs:
             if root.route and not (route == root.route or route.startswith(root.route + "/")):
                 continue
@@ -262,9 +264,9 @@ def _docusaurus(found: Routes, href: str, page: str) -> Resolution:
                 return versioned
             if not site.routes_known or not found.front_read:
                 return Resolution(note=_UNKNOWN_ROUTE)
+            if not root.route and not _in_a_section(found, rest):
+                return Resolution(note=_UNKNOWN_ROUTE)  # docs at the site's top: any other plugin's route too
             return Resolution()
-        if any(root.route and (route == root.route or route.startswith(root.route + "/")) for root in blog):
-            return Resolution(note=_BLOG_ROUTE)
         return Resolution(note=_UNKNOWN_ROUTE)
     own = found.route_of(page)
     if own is None:
@@ -273,6 +275,12 @@ def _docusaurus(found: Routes, href: str, page: str) -> Resolution:
     if target in found.table:
         return Resolution(found.table[target])
     return Resolution() if site.routes_known else Resolution(note=_UNKNOWN_ROUTE)
+
+
+def _in_a_section(found: Routes, route: str) -> bool:
+    """Whether a route lies in a section the docs serve (its first segment is one of theirs)."""
+    first = route.split("/", 1)[0]
+    return bool(first) and any(known.split("/", 1)[0] == first for known in found.served.values())
 
 
 def _versioned(found: Routes, rest: str) -> Resolution | None:

@@ -129,6 +129,17 @@ def test_docusaurus_routes_it_cannot_map_with_certainty_are_notes() -> None:
     assert _notes(unknown, page, "[gone](/docs/server/gone)", "www/docs")[0][0] == "/docs/server/gone"
 
 
+def test_docusaurus_docs_at_the_sites_top_fail_only_in_their_own_sections() -> None:
+    files = {
+        "docusaurus.config.js": b"module.exports = {presets: [['classic', {docs: {routeBasePath: '/'}}]]};",
+        "docs/guide/setup.md": b"# Setup\n",
+        "blog/2024-01-02-hello.md": b"# Hello\n",
+    }
+    page = "docs/guide/setup.md"
+    assert _failing(files, page, "[s](/guide/setup), [h](/blog/2024/01/02/hello)", "docs") == []
+    assert _failing(files, page, "[gone](/guide/gone), [search](/search), [t](/blog/tags/x)", "docs") == ["/guide/gone"]
+
+
 def test_a_docusaurus_route_needs_the_front_matter_read_to_fail() -> None:
     site = read_site(DOCUSAURUS.get, wiki_dir="www/docs")
     unread = routes(site, frozenset(DOCUSAURUS))  # front matter not read: a slug may make any route
