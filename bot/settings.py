@@ -12,13 +12,18 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_core import ErrorDetails
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
 ENV_PREFIX = "WIKIWARDEN_"
 
 
 class SettingsError(ValueError):
-    """The configuration cannot be used; the message names every offending variable."""
+    """The configuration cannot be used: `problems` names every offending variable, one problem a line."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("invalid configuration:\n  " + "\n  ".join(problems))
+        self.problems = problems
 
 
 class ModelSettings(BaseSettings):
@@ -28,11 +33,18 @@ class ModelSettings(BaseSettings):
 
     openai_base_url: str | None = Field(None, description="OpenAI-compatible API, e.g. http://localhost:8000/v1")
     openai_api_key: SecretStr | None = Field(None, description="the model server's API key (a local server needs none)")
-    model: str | None = Field(None, description="model name; without it the fix does only deterministic work")
+    model: str | None = Field(
+        None, description="model name; without it (or `none`) the fix and grounding do only deterministic work"
+    )
     model_timeout_seconds: float = Field(120, gt=0, description="time one model call may take")
     model_max_retries: int = Field(2, ge=0, description="retries of a model call after a 429 or a 5xx")
     tokens_per_run: int = Field(200_000, gt=0, description="model tokens one fix may spend")
     tokens_per_day: int = Field(2_000_000, gt=0, description="model tokens one repository may spend a day")
+
+    @field_validator("model")
+    @classmethod
+    def _no_model(cls, value: str | None) -> str | None:
+        return chosen_model(value)  # `none` is no model, never a model's name to call
 
 
 class Settings(ModelSettings):
@@ -110,13 +122,15 @@ class Settings(ModelSettings):
     @classmethod
     def _names(cls, value: Any) -> Any:
         if isinstance(value, str):  # from the environment: `gpt-4.1-mini, gpt-4.1`
-            return tuple(name.strip() for name in value.split(",") if name.strip())
+            value = value.split(",")
+        if isinstance(value, (list, tuple)):  # `none` offers no model
+            return tuple(name.strip() for name in value if isinstance(name, str) and chosen_model(name))
         return value
 
     @model_validator(mode="after")
     def _one_key(self) -> Settings:
         if (self.private_key is None) == (self.private_key_path is None):
-            raise ValueError("set exactly one of WIKIWARDEN_PRIVATE_KEY and WIKIWARDEN_PRIVATE_KEY_PATH")
+            raise ValueError(ONE_KEY)
         return self
 
     @model_validator(mode="after")
@@ -161,24 +175,67 @@ class Settings(ModelSettings):
             try:
                 pem = self.private_key_path.read_text()
             except OSError as exc:
-                raise SettingsError(
-                    f"{ENV_PREFIX}PRIVATE_KEY_PATH: cannot read {self.private_key_path}: {exc}"
-                ) from exc
+                raise SettingsError(_unreadable_key(self.private_key_path, exc)) from exc
         if "PRIVATE KEY-----" not in pem:
-            raise SettingsError(f"{ENV_PREFIX}PRIVATE_KEY: not a PEM private key")
+            raise SettingsError(_NOT_PEM)
         return pem
 
 
+ONE_KEY = f"{ENV_PREFIX}PRIVATE_KEY, {ENV_PREFIX}PRIVATE_KEY_PATH: set exactly one (the key's text, or a file of it)"
+_NOT_PEM = f"{ENV_PREFIX}PRIVATE_KEY: not a PEM private key"
+
+
+def _unreadable_key(path: Path, exc: OSError) -> str:
+    return f"{ENV_PREFIX}PRIVATE_KEY_PATH: cannot read {path}: {exc.strerror or exc}"
+
+
 def load_settings(**overrides: object) -> Settings:
-    """Settings from the environment (and `overrides`), or SettingsError naming each bad variable."""
+    """Settings from the environment (and `overrides`), or one SettingsError naming every bad variable at once: the
+    fields' own problems, and the private key's (none or both given, a file that cannot be read, text that is not
+    PEM) even when other fields failed, when pydantic stops before the checks across fields."""
     try:
         settings = Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            field = ".".join(str(part) for part in error["loc"]) or "settings"
-            name = f"{ENV_PREFIX}{field.upper()}" if error["loc"] else "settings"
-            problems.append(f"{name}: {error['msg']}")
-        raise SettingsError("invalid configuration:\n  " + "\n  ".join(problems)) from None
+        problems = [_in_words(error) for error in exc.errors()]
+        raw = {**EnvSettingsSource(Settings)(), **overrides}
+        for problem in _key_problems(raw.get("private_key"), raw.get("private_key_path")):
+            if not any(problem in known for known in problems):
+                problems.append(problem)
+        raise SettingsError(*problems) from None
     settings.private_key_pem()  # fail at start-up, not on the first delivery
     return settings
+
+
+NO_MODEL = "none"  # the model's name that says no model, wherever a model is named: WIKIWARDEN_MODEL, --model
+
+
+def chosen_model(name: str | None) -> str | None:
+    """A model's name as a setting, a flag or an input gives it, or None for no model: unset, blank, or `none`
+    (any case), which every face reads alike (`WIKIWARDEN_MODEL=none` as `--model none`)."""
+    if name is None or not name.strip() or name.strip().lower() == NO_MODEL:
+        return None
+    return name
+
+
+def _in_words(error: ErrorDetails) -> str:
+    if not error["loc"]:  # a check across fields (a model validator): its message says which variables
+        return str(error["msg"]).removeprefix("Value error, ")
+    field = ".".join(str(part) for part in error["loc"])
+    return f"{ENV_PREFIX}{field.upper()}: {error['msg']}"
+
+
+def _key_problems(key: object, path: object) -> list[str]:
+    """The private key's problems from the raw values, checked the way `Settings` and `private_key_pem` check them."""
+    if (key is None) == (path is None):
+        return [ONE_KEY]
+    if key is not None:
+        text = key.get_secret_value() if isinstance(key, SecretStr) else str(key)
+        return [] if "PRIVATE KEY-----" in text else [_NOT_PEM]
+    file = Path(str(path))
+    try:
+        text = file.read_text()
+    except OSError as exc:
+        return [_unreadable_key(file, exc)]
+    except ValueError:  # not UTF-8
+        return [_NOT_PEM]
+    return [] if "PRIVATE KEY-----" in text else [_NOT_PEM]

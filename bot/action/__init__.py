@@ -46,6 +46,12 @@ if TYPE_CHECKING:
     from ..source.git import GitRepository
     from ..usecases.config_file import RepoConfig
 
+NO_CACHE_KEY = (
+    "No cache-key: only a cache this branch or pull request saved under its own name is restored, and its files "
+    "are checked against their digests only. A job that may save this repository's caches (a run on the default "
+    "branch, pull_request_target, another step of this job) could plant one that changes the verdict: give "
+    "cache-key a secret, and only a cache signed with it is used."
+)
 EVENT_BYTES = 64 << 20  # a payload is a few kilobytes; GitHub sends at most 25 MB
 _FULL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 
@@ -137,8 +143,10 @@ async def _check(
 ) -> tuple[SweepReport, RepoConfig, str | None]:
     """The use case's check of the event's change in the checkout; the config it was checked with (the inputs
     over `.github/wikiwarden.yml`), and the conclusion the file sets (None when it sets none)."""
+    from ..claims.ignore import IgnoreLimitError  # noqa: PLC0415
     from ..ground.baseline import BaselineError  # noqa: PLC0415
     from ..parallel import usable_processors  # noqa: PLC0415
+    from ..source.memory import CacheKeyError, cache_key  # noqa: PLC0415
     from ..usecases.check import check_commit, local_memory  # noqa: PLC0415
     from ..usecases.config import Overrides  # noqa: PLC0415
     from ..usecases.config_file import ConfigError  # noqa: PLC0415
@@ -154,12 +162,17 @@ async def _check(
         )
 
     # The sweep's memory, as `wikiwarden check` keeps it; action.yml restores it before this step and saves it
-    # after. It only ever spares reading: a damaged one is replaced, saying so in the log.
-    memory = (
-        local_memory(repo, lambda note: runner.command("notice", note, title="Wikiwarden cache"))
-        if inputs.cache
-        else None
-    )
+    # after. It only ever spares reading: a file that does not verify (under `cache-key` when given) is not used
+    # and is replaced, saying so in the log.
+    try:
+        key = cache_key(inputs.cache_key)
+    except CacheKeyError as exc:
+        raise ActionError(f"input cache-key: {exc}") from None
+    memory = None
+    if inputs.cache:
+        memory = local_memory(repo, lambda note: runner.command("notice", note, title="Wikiwarden cache"), key)
+        if key is None:  # said in the log, not as an annotation: every run without the key would carry one
+            runner.out.write(f"Wikiwarden cache: {NO_CACHE_KEY}\n")
     try:
         # a one-shot process on the runner's processors, like `wikiwarden check`: a large full sweep shares them
         report, settings = await check_commit(
@@ -167,7 +180,7 @@ async def _check(
             merge_base=change.merge_base, overrides=Overrides(wiki_dir=inputs.wiki_dir), memory=memory,
             processes=usable_processors(), base_missing=base_missing,
         )  # fmt: skip
-    except (ConfigError, BaselineError) as exc:
+    except (ConfigError, BaselineError, IgnoreLimitError) as exc:
         raise ActionError(str(exc)) from None
     configured = settings.file.conclusion if settings.file and "conclusion" in settings.file.model_fields_set else None
     return report, settings.repo_config(), configured

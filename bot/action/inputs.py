@@ -35,6 +35,7 @@ class ActionInputs:
     openai_api_key: str | None = field(default=None, repr=False)
     mutation_spacing_seconds: float = 1.0
     cache: bool = True  # the sweep's memory in the checkout's git directory (action.yml keeps it between runs)
+    cache_key: str | None = field(default=None, repr=False)  # the secret that signs the memory (checked by the step)
 
 
 def _flag(name: str, value: str) -> bool:
@@ -45,7 +46,9 @@ def _flag(name: str, value: str) -> bool:
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
-    """The inputs from the environment, checked (ActionError naming the input that cannot be used)."""
+    """The inputs from the environment, checked (ActionError naming the input that cannot be used); a model named
+    `none` is no model, as WIKIWARDEN_MODEL and `--model` read it."""
+    from ..settings import chosen_model  # noqa: PLC0415
 
     def given(name: str) -> str | None:
         value = env.get(f"INPUT_{name}", "").strip()
@@ -74,11 +77,12 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         fix=_flag("fix", given("FIX") or "false"),
         token=given("TOKEN"),
         bot_login=given("BOT_LOGIN") or GITHUB_ACTIONS_LOGIN,
-        model=given("MODEL"),
+        model=chosen_model(given("MODEL")),
         openai_base_url=given("OPENAI_BASE_URL"),
         openai_api_key=given("OPENAI_API_KEY"),
         mutation_spacing_seconds=max(mutation_spacing, 0.0),
         cache=_flag("cache", given("CACHE") or "true"),
+        cache_key=given("CACHE_KEY"),
     )
 
 

@@ -90,7 +90,8 @@ def _add_check(commands: _Commands) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="remember which files each sidecar cites and each full sweep's verdicts in .git/wikiwarden/, so the "
-        "next check reads only what changed (default: on; never changes a verdict)",
+        "next check reads only what changed (default: on). Its files are sealed, and one that does not verify is not "
+        "used; with WIKIWARDEN_CACHE_KEY set they are signed with that secret, and only files signed with it are used",
     )
     check.add_argument(
         "--jobs",
@@ -383,7 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (UsageError, GitError, ClaimsError, EvidenceSecurityError, LookupError, OSError, ValueError) as exc:
-        print(f"wikiwarden: error: {_in_words(exc)}", file=sys.stderr)
+        several = isinstance(exc, UsageError) and len(exc.args) > 1
+        for line in [" ".join(str(problem).split()) for problem in exc.args] if several else [_in_words(exc)]:
+            print(f"wikiwarden: error: {line}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from importlib import resources
 from typing import TYPE_CHECKING
 
 from ..extras import missing_extra
@@ -58,8 +58,8 @@ def app_settings(batch_seconds: float = 0) -> Settings:
 
     try:
         settings = load_settings()
-    except SettingsError as exc:
-        raise UsageError(str(exc)) from exc
+    except SettingsError as exc:  # every problem at once, one line each: one run tells the operator all of them
+        raise UsageError(*exc.problems) from exc
     configure_logging(settings.log_format, settings.log_level, settings.secret_values(), batch_seconds=batch_seconds)
     return settings
 
@@ -79,10 +79,8 @@ def worker(args: argparse.Namespace) -> int:
 def manifest(args: argparse.Namespace) -> int:
     from ..okf.yaml12 import load_yaml  # noqa: PLC0415 - only this command needs YAML
 
-    path = Path(__file__).resolve().parents[2] / "app.yml"
-    if not path.is_file():
-        raise UsageError(f"app.yml not found next to the package ({path})")
-    manifest = load_yaml(path.read_text())
+    # Package data (bot/app.yml), read the same from a checkout, a wheel or a zip: never from beside the source tree.
+    manifest = load_yaml(resources.files("bot").joinpath("app.yml").read_text(encoding="utf-8"))
     if not args.webhook_url.startswith("https://"):
         raise UsageError("--webhook-url must be an https:// URL GitHub can reach")
     manifest["hook_attributes"]["url"] = args.webhook_url

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,11 +16,14 @@ from .common import EXIT_ATTENTION, EXIT_OK, UsageError, open_repo, overrides_of
 if TYPE_CHECKING:
     from ..claims.results import SweepReport
 
+CACHE_KEY_VARIABLE = "WIKIWARDEN_CACHE_KEY"  # signs .git/wikiwarden/'s files; they are used only when they verify
+
 
 def run(args: argparse.Namespace) -> int:
     from ..parallel import cyclic_gc_paused, usable_processors  # noqa: PLC0415
     from ..report.check import render, report_json_chunks  # noqa: PLC0415
     from ..source.git import GitError  # noqa: PLC0415
+    from ..source.memory import CacheKeyError, cache_key  # noqa: PLC0415
     from ..usecases.check import check_repository, local_memory  # noqa: PLC0415
 
     if args.staged and args.head is not None:
@@ -29,6 +33,10 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs <= 0:
         raise UsageError("--jobs must be a positive number of processes")
     processes = args.jobs if args.jobs is not None else usable_processors()
+    try:  # from the environment, never an argument: a secret on the command line is in every process listing
+        key = cache_key(os.environ.get(CACHE_KEY_VARIABLE)) if args.cache else None
+    except CacheKeyError as exc:
+        raise UsageError(f"{CACHE_KEY_VARIABLE}: {exc}") from None
     # The whole command, not only the sweep: what follows it (the verdict cache kept, the report written) allocates
     # enough for the collector to traverse the sweep's millions of objects, a third of a second at 100k claims,
     # to find no cycle among them.
@@ -37,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         if args.write_baseline is not None:  # the baseline being written is not read: every reference is judged anew
             overrides = dataclasses.replace(overrides, baseline=None, use_baseline=False)
         try:
-            memory = local_memory(repo, warn) if args.cache else None
+            memory = local_memory(repo, warn, key) if args.cache else None
             report = check_repository(
                 repo,
                 args.base,

@@ -22,7 +22,8 @@ EXIT_OK, EXIT_ATTENTION, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
-    """Bad arguments or a repository that cannot be used: exit status 2."""
+    """Bad arguments or a repository that cannot be used: exit status 2. Raised with several problems (every bad
+    setting of `serve`), each is printed on a line of its own."""
 
 
 def write_json(document: object) -> None:

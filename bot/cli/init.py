@@ -21,6 +21,8 @@ def run(args: argparse.Namespace) -> int:
             branch = "main"
         plan = plan_init(repo.worktree(), wiki_dir, branch)
         print(f"docs folder: {plan.wiki_dir}/ (found by {plan.found_by})")
+        for note in plan.notes:  # a folder outside the repository, a symlink: never read
+            print(note)
         for note in plan.site:
             print(f"site: {note}")
         for path, content in plan.writes.items():  # none is, or lies under, a symlink (the plan left those)

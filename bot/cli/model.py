@@ -19,15 +19,16 @@ T = TypeVar("T")
 
 
 def with_agent(args: argparse.Namespace, repo: GitRepository, work: Callable[[Agent | None], Awaitable[T]]) -> T:
-    """Run `work` with the agent `--model` names (else WIKIWARDEN_MODEL's; None with no model or `--model none`),
-    in an event loop of its own, and close the model's client after. Without a model, the model's client (the
-    `agent` extra) is not needed, nor imported."""
+    """Run `work` with the agent `--model` names (else WIKIWARDEN_MODEL's; None with no model, and with `none` in
+    either: `chosen_model`), in an event loop of its own, and close the model's client after. Without a model, the
+    model's client (the `agent` extra) is not needed, nor imported."""
     import asyncio  # noqa: PLC0415
 
+    from ..settings import chosen_model  # noqa: PLC0415
     from ..source.git import GitError  # noqa: PLC0415
 
     settings = _model_settings()
-    model = None if args.model == "none" else (args.model or settings.model)
+    model = chosen_model(args.model) if args.model is not None else settings.model
 
     async def run() -> T:
         if model is None:

@@ -70,7 +70,10 @@ class PageRules:
     @classmethod
     def of(cls, exclude: Sequence[str] = (), history: Sequence[str] = ()) -> PageRules:
         """From gitignore-style patterns of repository paths (`.github/wikiwarden.yml`'s `references`)."""
-        return cls(IgnoreRules("\n".join(exclude)), IgnoreRules("\n".join(history)))
+        return cls(
+            IgnoreRules("\n".join(exclude), origin="references.exclude"),
+            IgnoreRules("\n".join(history), origin="references.history"),
+        )
 
     def checked(self, page: str) -> bool:
         return not (is_history_page(page) or self.history.ignored(page) or self.exclude.ignored(page))

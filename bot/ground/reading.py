@@ -16,15 +16,17 @@ from typing import Any, NamedTuple
 
 from .. import __version__
 from ..claims.text import sha_hex
+from .apirefs import api_mentions
 from .formats import page_kind, page_mentions
 from .quotes import prose_blocks
 from .references import MAX_SPAN, Mention
 from .silence import unsilenced
 
+# 5: the dotted names of API tooling too (mkdocstrings' `:::` lines, autorefs identifiers, Sphinx's module lines);
 # 4: each mention on its own line (the parser's line, not searched for over its paragraph);
 # 3: a working tree's pages read as git stores them (a CRLF checkout's were read raw, kept under the LF blob's id);
 # 2: mentions a comment silences are left out; pages of every kind
-FORMAT = 4
+FORMAT = 5
 _KINDS = frozenset({"code", "link"})
 
 
@@ -36,8 +38,16 @@ class PageReading(NamedTuple):
 
 
 def live_mentions(page: str, page_text: str) -> list[Mention]:
-    """The mentions of a page of any kind a check reads (`page_mentions`), but those a comment silences."""
-    return unsilenced(page_text, page_mentions(page, page_text))
+    """The mentions of a page of any kind a check reads (`page_mentions`, and the dotted names its API tooling
+    reads: `api_mentions`), in page order, but those a comment silences."""
+    found = page_mentions(page, page_text)
+    extra = api_mentions(page, page_text)
+    if extra:
+        known = set(found)
+        extra = [m for m in extra if m not in known]
+    if extra:
+        found = sorted([*found, *extra], key=lambda mention: mention.line)
+    return unsilenced(page_text, found)
 
 
 def read_page(page: str, page_text: str) -> PageReading:

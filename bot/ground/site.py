@@ -445,8 +445,10 @@ def mkdocs_site(name: str, read: Reader) -> Site:
         chain.append(parent_path)
     root = posixpath.dirname(name)
     docs = merged.get("docs_dir")
-    docs = docs.strip().strip("/") if isinstance(docs, str) and docs.strip() else "docs"
+    docs = docs.strip().rstrip("/") if isinstance(docs, str) and docs.strip() else "docs"  # "/x" kept: outside
     docs_dir = _joined(root, docs)
+    if docs_dir == ".." or docs_dir.startswith(("../", "/")) or docs.startswith("~"):
+        docs_dir = docs  # outside the repository: kept as written, for whoever refuses it to name it
     exclude = _MKDOCS_ALWAYS_EXCLUDED + _patterns(merged.get("exclude_docs"))
     not_in_nav = _patterns(merged.get("not_in_nav"))
     blogs, posts = _blogs(merged.get("plugins"), docs_dir)

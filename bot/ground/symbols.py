@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ..claims.resources import canonical_resource
+from ..claims.resources import canonical_resource, encode_path
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
@@ -54,12 +54,12 @@ class Definition:
     @property
     def resource(self) -> str:
         """The `repo://` resource of the definition's lines (canonical, as OpenWiki writes it)."""
-        return canonical_resource(f"repo://{self.path}#L{self.start}-L{self.end}")
+        return canonical_resource(f"repo://{encode_path(self.path)}#L{self.start}-L{self.end}")
 
     @property
     def documented(self) -> str:
         """The resource of the definition with what documents it above (its doc comment states its contract)."""
-        return canonical_resource(f"repo://{self.path}#L{self.head or self.start}-L{self.end}")
+        return canonical_resource(f"repo://{encode_path(self.path)}#L{self.head or self.start}-L{self.end}")
 
 
 def language_of(path: str) -> str | None:

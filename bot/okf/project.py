@@ -31,7 +31,9 @@ ACTOR = WIKIWARDEN_ACTOR_PREFIX + __version__  # who Wikiwarden is in `generated
 GENERATED_FLAG = "openwiki_generated"
 _MISSING = object()
 _JS_SPACE = f"[{re.escape(JS_WHITESPACE)}]"  # JavaScript's \s
-_FIRST_H1 = re.compile(rf"#{_JS_SPACE}+(.+?){_JS_SPACE}*")  # OpenWiki's firstHeading, on one line
+# OpenWiki's firstHeading, `#\s+(.+?)\s*` on one line, its title trimmed: the line after `#` trimmed, when a space
+# follows the `#` (matched as written, the lazy group tried each length against the rest: a long line took hours)
+_FIRST_H1 = re.compile(rf"#{_JS_SPACE}")
 _MAY_HAVE_H1 = re.compile(r"^ {0,3}[#=]", re.M)  # without such a line a page has no level-one heading
 
 # OpenWiki's localised concept type for derived pages (index-labels); other languages fall back to English.
@@ -207,8 +209,8 @@ def first_heading(body: str) -> str | None:
         if token.type != "heading_open" or token.tag != "h1" or token.level != 0 or token.map is None:
             continue
         if token.markup == "#":
-            match = _FIRST_H1.fullmatch(lines[token.map[0]])
-            title = js_trim(match.group(1)) if match else ""
+            line = lines[token.map[0]]
+            title = js_trim(line[1:]) if _FIRST_H1.match(line) else ""
         else:  # setext: its text, over one line or several
             title = js_trim(" ".join(js_trim(line) for line in tokens[index + 1].content.split("\n")))
         if title:

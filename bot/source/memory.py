@@ -3,6 +3,13 @@
 each page's Markdown, while the page keeps its bytes). Each is only ever a shortcut: lost, damaged or unwritable,
 it costs a slower check and never changes a verdict or a finding.
 
+A stored file answers for what the check would otherwise compute, so it is bound to its writer: it opens with a
+seal over its name and every byte that follows (`seal`, `unseal`), an HMAC-SHA256 under a cache key when the check
+is given one (the Action's `cache-key`, the command line's WIKIWARDEN_CACHE_KEY), else a plain SHA-256 digest. A
+file whose seal does not verify (edited, damaged, left by an older Wikiwarden, or by a run without the key) is not
+used and is replaced after the sweep. Without a key the digest only catches a file changed without it being
+recomputed: the repository's own git directory is trusted, as git trusts it (it runs its hooks).
+
 - `GitDirMemory`: a local repository's, under `<git common dir>/wikiwarden/` (never in the working tree, never
   committed, shared by the repository's worktrees), for the command line;
 - `SharedIndex`: the App's evidence index, in the process and, once `share_through(redis)` is called, in Redis,
@@ -12,6 +19,8 @@ it costs a slower check and never changes a verdict or a finding.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +60,68 @@ REDIS_PREFIX = "wikiwarden:cites:v1:"
 REDIS_SECONDS = 30 * 86_400
 REDIS_BATCH = 500  # keys per MGET
 MAX_CITED_BYTES = 4 << 20  # one sidecar's entry in Redis
+MIN_KEY_CHARACTERS = 32  # a cache key is a secret: `openssl rand -hex 32` gives 64
+MAX_KEY_CHARACTERS = 4096
+_SEAL_OPEN = b'{"seal":"'  # a stored file is one JSON object whose first member is its seal (it stays JSON)
+_SEAL_END = b'",'
+_KEYED, _PLAIN = "hmac-sha256", "sha256"
+_SEAL_BYTES = len(_SEAL_OPEN) + len(_KEYED) + 1 + 64 + len(_SEAL_END)  # the longest seal
+
+
+class CacheKeyError(ValueError):
+    """A cache key that cannot be used (too short to be a secret, or too long)."""
+
+
+def cache_key(text: str | None) -> bytes | None:
+    """The key a cache key's text gives (None for none or blank). CacheKeyError for one too short to be a secret:
+    a forger could guess it."""
+    if text is None or not text.strip():
+        return None
+    text = text.strip()
+    if len(text) < MIN_KEY_CHARACTERS:
+        raise CacheKeyError(
+            f"the cache key is {len(text)} characters: give a random secret of {MIN_KEY_CHARACTERS} or more "
+            "(`openssl rand -hex 32`)"
+        )
+    if len(text) > MAX_KEY_CHARACTERS:
+        raise CacheKeyError(f"the cache key is over {MAX_KEY_CHARACTERS} characters")
+    return text.encode()
+
+
+def _tag(scheme: str, name: str, body: bytes | memoryview, key: bytes | None) -> str:
+    """The seal's hex tag over the file's name and `body` (everything after the seal): what it is and where."""
+    h = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
+    h.update(f"wikiwarden-memory\0{scheme}\0{name}\0".encode())
+    h.update(body)
+    return h.hexdigest()
+
+
+def seal(name: str, document: bytes, key: bytes | None) -> bytes:
+    """The bytes to store for the JSON object `document` at `name`: the object with its seal as first member."""
+    if not document.startswith(b"{") or document == b"{}":
+        raise ValueError("only a non-empty JSON object is sealed")
+    scheme = _KEYED if key is not None else _PLAIN
+    body = memoryview(document)[1:]  # not copied: the verdicts of 100k claims are megabytes
+    return b"".join((_SEAL_OPEN, f"{scheme}:{_tag(scheme, name, body, key)}".encode(), _SEAL_END, body))
+
+
+def unseal(name: str, data: bytes, key: bytes | None) -> str | None:
+    """None when `data`'s seal verifies (under `key`, else as a plain digest); else why it does not, in words."""
+    end = data.find(_SEAL_END, 0, _SEAL_BYTES) if data.startswith(_SEAL_OPEN) else -1
+    kind, _, tag = data[len(_SEAL_OPEN) : end].partition(b":") if end > 0 else (b"", b"", b"")
+    scheme = kind.decode("ascii", "replace")
+    if scheme not in (_KEYED, _PLAIN):
+        return "not sealed (damaged, or left by an older Wikiwarden)"
+    if key is None and scheme == _KEYED:
+        return "signed with a cache key this check was not given"
+    if key is not None and scheme == _PLAIN:
+        return "not signed with the cache key (left by a check without it, or by another step)"
+    expected = _tag(scheme, name, memoryview(data)[end + len(_SEAL_END) :], key)
+    if hmac.compare_digest(tag, expected.encode()):  # bytes: a forged tag need not be ASCII
+        return None
+    if key is not None:
+        return "not signed with this cache key (changed since, or signed with another key)"
+    return "not what was written (its digest does not match: damaged, or changed by hand)"
 
 
 class SweepMemory(Protocol):
@@ -98,8 +169,9 @@ class GitDirMemory:
     a folder, is neither read nor written through. Writers (concurrent checks, in any worktree) take the folder's
     lock, and each merges the evidence index another wrote meanwhile."""
 
-    def __init__(self, folder: Path, warn: Callable[[str], None] = _log_warning) -> None:
+    def __init__(self, folder: Path, warn: Callable[[str], None] = _log_warning, key: bytes | None = None) -> None:
         self.folder = folder
+        self._key = key  # None: the files are sealed with a plain digest (a local, trusted git directory)
         self._warn = warn  # the command line prints a problem on its error stream; the default logs it
         self._citations: StoredCitations | None = None
         self._parsed: frozenset[str] = frozenset()  # sidecar blobs a sweep parsed without error (read with the index)
@@ -129,7 +201,13 @@ class GitDirMemory:
                 if name == INDEX_FILE:  # as it stands before it is read: a file replaced since is read again
                     self._index_id = folder.identity(name)
                 data = folder.read(name, MAX_STORE_BYTES)
-            return None if data is None else orjson.loads(data)
+            if data is None:
+                return None
+            refused = unseal(name, data, self._key)
+            if refused is not None:
+                self._warn(f"{path} is {refused}: not used, and replaced after this sweep")
+                return None
+            return orjson.loads(data)
         except TooLarge:
             self._warn(f"{path} is over {MAX_STORE_BYTES} bytes: not read, and replaced after this sweep")
             return None
@@ -224,7 +302,7 @@ class GitDirMemory:
     def _write(self, folder: Folder, name: str, value: Callable[[], object]) -> None:
         """Replace a stored file whole (a concurrent sweep sees the old file or the new one, never half of one)."""
         try:
-            folder.replace(name, orjson.dumps(value()))
+            folder.replace(name, seal(name, orjson.dumps(value()), self._key))
         except OSError as exc:
             self._write_failed_because(exc)
 

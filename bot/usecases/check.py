@@ -220,6 +220,7 @@ def _local_commit(repo: GitRepository, base: str) -> str:
         return repo.resolve(f"refs/heads/{base}")
 
 
-def local_memory(repo: GitRepository, warn: Callable[[str], None]) -> GitDirMemory:
-    """The sweep's memory of a local repository, in its git directory (shared by its worktrees, never committed)."""
-    return GitDirMemory(repo.common_dir() / MEMORY_FOLDER, warn)
+def local_memory(repo: GitRepository, warn: Callable[[str], None], key: bytes | None = None) -> GitDirMemory:
+    """The sweep's memory of a local repository, in its git directory (shared by its worktrees, never committed);
+    its files signed with `key` and used only when they verify under it (`bot.source.memory.cache_key`)."""
+    return GitDirMemory(repo.common_dir() / MEMORY_FOLDER, warn, key)

@@ -116,7 +116,15 @@ async def read_repo_config(source: Source, head: Snapshot, settings: Settings) -
 
 
 def read_local_config(repo: GitRepository, overrides: Overrides | None = None) -> Config:
-    """`read_config` of a local repository's working tree, from synchronous code (the command line)."""
+    """`read_config` of a local repository's working tree, from synchronous code (the command line), with the
+    baseline it names read as the check reads it (`read_baseline`): every command refuses a baseline that cannot
+    be used alike (BaselineError), whether it uses it or not."""
     from ..source.git import LocalSource  # noqa: PLC0415
 
-    return run_inline(read_config(LocalSource(repo), repo.worktree(), overrides))
+    source, worktree = LocalSource(repo), repo.worktree()
+    config = run_inline(read_config(source, worktree, overrides))
+    if config.baseline is not None:
+        from .baseline import read_baseline  # noqa: PLC0415 - only when a baseline is named
+
+        run_inline(read_baseline(source, worktree, config.baseline))
+    return config

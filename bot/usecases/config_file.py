@@ -20,6 +20,7 @@ from pydantic import (
     field_validator,
 )
 
+from ..claims.ignore import MAX_PATTERN_CHARS, MAX_PATTERNS
 from ..claims.options import DEFAULT_MAX_FILE_BYTES
 from ..claims.pages import CONFIG_PATH, DEFAULT_WIKI_DIR, normalize_repo_path, normalize_wiki_dir
 from ..okf.yaml12 import YAMLError, load_yaml, yaml_problem
@@ -70,9 +71,15 @@ class References(BaseModel):
     @field_validator("exclude", "history")
     @classmethod
     def _patterns(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(value) > MAX_PATTERNS:
+            raise ValueError(f"{len(value):,} patterns; there may be at most {MAX_PATTERNS:,}")
         for pattern in value:
             if not pattern.strip() or "\n" in pattern or "\r" in pattern:
                 raise ValueError("each pattern is one non-empty line")
+            if len(pattern) > MAX_PATTERN_CHARS:
+                raise ValueError(
+                    f"a pattern of {len(pattern):,} characters; a pattern may have at most {MAX_PATTERN_CHARS:,}"
+                )
         return value
 
 

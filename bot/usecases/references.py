@@ -24,7 +24,7 @@ from ..claims.pages import is_grounded_page
 from ..claims.results import BrokenReference, PageCoverage, SweepReport
 from ..claims.snapshot import Change, Kind, Snapshot
 from ..claims.sweep import MAX_SIDECAR_BYTES, SnapshotReader
-from ..ground.baseline import MAX_BASELINE_BYTES, BaselineError, parse_baseline, with_baseline
+from ..ground.baseline import with_baseline
 from ..ground.certainty import PageRules, classified, example_notes
 from ..ground.findings import (
     Gone,
@@ -38,6 +38,7 @@ from ..ground.findings import (
     working_file,
 )
 from ..ground.formats import page_kind
+from ..ground.modules import module_moves, names_moved, with_module_renames
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
 from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
 from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
@@ -46,6 +47,7 @@ from ..ground.site import Site
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
 from ..parallel import Child
 from ..source import Source
+from .baseline import read_baseline
 from .config import Config
 from .site import load_site, site_fragments
 
@@ -67,23 +69,13 @@ class ReferenceRules:
 
 async def reference_rules(source: Source, head: Snapshot, config: Config) -> ReferenceRules:
     """What the settings say of references: the pages checked, and the baseline (read at `head`, the commit or
-    tree being checked); BaselineError when the baseline named cannot be used (missing, not a file, not one)."""
+    tree being checked, by `read_baseline`); BaselineError when the baseline named cannot be used."""
     pages = PageRules.of(config.exclude, config.history)
     site = await load_site(source, head, config.wiki_dir)
     path = config.baseline
     if path is None:
         return ReferenceRules(pages, site=site)
-    entry = head.entry(path)
-    if entry is None or entry.kind is not Kind.FILE:
-        what = "does not exist" if entry is None else "is not a regular file"
-        where = head.label if head.commit is not None else f"the {head.label}"  # the working tree, the index
-        raise BaselineError(
-            f"the baseline {path} {what} in {where}: write one with `wikiwarden check --write-baseline {path}`"
-        )
-    if entry.size is not None and entry.size > MAX_BASELINE_BYTES:
-        raise BaselineError(f"{path}: {entry.size:,} bytes; a baseline may hold at most {MAX_BASELINE_BYTES:,}")
-    await source.fetch(head, [path])
-    return ReferenceRules(pages, (path, parse_baseline(head.read(path), path)), site)
+    return ReferenceRules(pages, (path, await read_baseline(source, head, path)), site)
 
 
 def doc_pages(snapshot: Snapshot, wiki_dir: str, max_bytes: int) -> tuple[list[str], list[tuple[str, int]]]:
@@ -367,7 +359,7 @@ async def _git_ignored(source: Source, head: Snapshot, paths: list[str]) -> set[
     if not present:
         return set()
     await source.fetch(head, sorted(present.values()))
-    rules = {folder: IgnoreRules(_text(head.read(path))) for folder, path in present.items()}
+    rules = {folder: IgnoreRules(_text(head.read(path)), origin=path) for folder, path in present.items()}
     return {
         path
         for path in paths
@@ -427,8 +419,11 @@ async def _broken_by(
     roots = {by: site_root(by, options.wiki_dir, base_paths) for _, by in pairs}
     texts = {page: _text(head.read(page)) for page in pages}
     mentioned = {page: live_mentions(page, texts[page]) for page in pages}
+    moves = module_moves(changed.code.renames, base_paths, head_paths)  # modules and packages renamed
     suspects = [
-        (page, by) for page, by in pairs if any(may_name(m, by, changed.gone, roots[by]) for m in mentioned[page])
+        (page, by)
+        for page, by in pairs
+        if any(may_name(m, by, changed.gone, roots[by]) or names_moved(m, moves) for m in mentioned[page])
     ]
     if not suspects:
         return []
@@ -455,6 +450,7 @@ async def _broken_by(
         for d in dead
         if not _reachable(d, head, head_paths, at_head, resolved_from.get(d.page, d.page), roots, exported)
     ]
+    dead = with_module_renames(dead, {page: mentioned[page] for page, _ in suspects}, moves, changed.code)
     found_now = [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)

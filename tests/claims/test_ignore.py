@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from bot.claims.ignore import IgnoreRules
+import pytest
+from deadline import finishes
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.claims.ignore import MAX_PATTERN_CHARS, MAX_PATTERNS, IgnoreLimitError, IgnoreRules
+from bot.claims.resources import normalize_posix
 
 # (rules file, path, ignored?)
 CASES: list[tuple[str, str, bool]] = [
@@ -200,3 +206,85 @@ def test_paths_are_normalized_before_matching(path: str) -> None:
 @pytest.mark.parametrize("path", ["public/x.py", "./public/x.py", "secret/../public/x.py"])
 def test_normalized_paths_outside_a_rule_stay_visible(path: str) -> None:
     assert not IgnoreRules("/secret\n").ignored(path)
+
+
+# --- linear in the path, whatever the pattern; bounded patterns ------------------------------------------------------
+
+HOSTILE_GLOBS = {
+    # (the glob, the path as Python): the issue's 33 bytes against a page of 40 `a`s took years
+    "**a x10 **b, 40 a's": ("**a**a**a**a**a**a**a**a**a**a**b", "'a' * 40"),
+    "**a x10 **b, 1 MiB of a's": ("**a**a**a**a**a**a**a**a**a**a**b", "'a' * MIB"),
+    "*a x10 *b, 1 MiB of a's": ("*a*a*a*a*a*a*a*a*a*a*b", "'a' * MIB"),
+    "/**/a x4 /**/b, 1 MiB of a/": ("/**/a/**/a/**/a/**/a/**/b", "'a/' * (MIB // 2)"),
+    "?* x499, 1 MiB of a's in a folder": ("?*" * 499, "'a' * MIB + '/'"),
+    "*a x498 *b, 1 MiB of a's": ("*a" * 498 + "*b", "'a' * MIB"),
+}
+
+MATCH = """
+import sys
+from bot.claims.ignore import IgnoreRules
+MIB = 1024 * 1024
+rules = IgnoreRules(sys.argv[1] + "\\n" + "!" + sys.argv[1])  # the negation: both rules are read to the end
+print(rules.ignored(eval(sys.argv[2])), IgnoreRules(sys.argv[1]).ignored(eval(sys.argv[2])))
+"""
+
+
+@pytest.mark.parametrize("name", HOSTILE_GLOBS)
+def test_a_hostile_glob_is_matched_in_time(name: str) -> None:
+    glob, path = HOSTILE_GLOBS[name]
+    expected = "True" if glob.startswith("?*") else "False"  # only `?*...` matches (its folder)
+    assert finishes(MATCH, 30, (glob, path)).split() == ["False", expected]
+
+
+def _regex_translation(glob: str) -> str:
+    """The regex each rule was (kept as the reference the automaton must agree with; exponential on hostile globs)."""
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] in "*?":
+            out.append("[^/]*" if glob[i] == "*" else "[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return "".join(out)
+
+
+def _regex_ignored(glob: str, path: str) -> bool:
+    line = glob.rstrip("/")
+    body = _regex_translation(line.lstrip("/"))
+    pattern = re.compile(f"^{body}$" if "/" in line else f"^(?:.*/)?{body}$", re.IGNORECASE | re.DOTALL)
+    segments = [s for s in normalize_posix("/" + path).split("/") if s]  # `.` and `..` collapsed, as rules see paths
+    if any(pattern.match("/".join(segments[:k])) for k in range(1, len(segments))):
+        return True
+    return not glob.endswith("/") and bool(pattern.match("/".join(segments)))
+
+
+@given(
+    st.text(alphabet="ab*?/.A", min_size=1, max_size=9).filter(lambda g: g.strip("/")),
+    st.lists(st.text(alphabet="abAB.*?", min_size=1, max_size=4), max_size=4),
+)
+def test_the_automaton_matches_what_the_regex_matched(glob: str, segments: list[str]) -> None:
+    path = "/".join(segments)
+    assert IgnoreRules(glob).ignored(path) is _regex_ignored(glob, path)
+
+
+def test_a_pattern_too_long_is_refused_in_one_line() -> None:
+    IgnoreRules("*" * MAX_PATTERN_CHARS)
+    with pytest.raises(IgnoreLimitError) as refused:
+        IgnoreRules("ok\n\n" + "a" * (MAX_PATTERN_CHARS + 1), origin="docs/.gitignore")
+    assert str(refused.value) == (
+        "docs/.gitignore: the pattern on line 3 has 1,001 characters; a pattern may have at most 1,000"
+    )
+
+
+def test_too_many_patterns_are_refused_in_one_line() -> None:
+    assert len(IgnoreRules("# a comment\n\n" + "x\n" * MAX_PATTERNS).rules) == MAX_PATTERNS  # comments not counted
+    with pytest.raises(IgnoreLimitError) as refused:
+        IgnoreRules("x\n" * (MAX_PATTERNS + 1))
+    assert str(refused.value) == ".openwikiignore: more than 1,000 patterns; there may be at most that many"

@@ -124,3 +124,16 @@ def test_the_bare_parent_folder_parses_and_is_refused_as_escaping() -> None:
     with pytest.raises(EvidenceResourceError, match="escapes the repository"):
         check_contained(res)
     check_contained(parse_resource("repo://..a/b.py"))
+
+
+@pytest.mark.parametrize(
+    "name", ["src/ex#tra.py", "src/ex%tra.py", "src/ex%20tra.py", "src/ex?tra.py", "src/éx tra.py"]
+)
+def test_a_repository_path_with_url_special_characters_is_the_file_it_names(name: str) -> None:
+    """`path_problem` is asked about a file's own name (a rename's new path), not a resource's text: `#` does not
+    cut it and `%` is no escape, so a file so named may be read as code (the App fetched it only then)."""
+    reader = _reader()
+    assert reader.path_problem(name) is None
+    assert reader.path_problem(name.replace("src/", "vendor/")) == Problem(
+        f"{name.replace('src/', 'vendor/')} is excluded by {IGNORE_FILE}"
+    )

@@ -33,6 +33,7 @@ from conftest import GitRepo
 from fakegithub import FakeGitHub, FakeRepo, create_app
 from fakeopenai import FakeOpenAI
 from fixrepo import CLAIMS, GOOD, POOL, POOL_PAGE, RETRY, RETRY_NOW, RETRY_PAGE, model_answer
+from forgery import forge
 from ruamel.yaml import YAML
 
 from bot.okf.frontmatter import Page
@@ -490,3 +491,29 @@ async def test_the_job_summary_with_the_fix_stays_within_githubs_limit(
     assert "_…the report was cut here to fit; run `wikiwarden check` locally for the rest._" in step.summary
     assert step.summary.endswith(f"https://github.com/{OWNER}/{NAME}/pull/{pull['number']}\n")
     assert len(step.summary.encode()) <= 1 << 20
+
+
+@pytest.mark.parametrize("key", ["", "0123456789abcdef" * 4], ids=["no-cache-key", "cache-key"])
+async def test_a_forged_memory_in_the_checkout_gives_the_step_of_cache_false(
+    actions_github: FakeGitHub, shop: Shop, tmp_path: Path, key: str
+) -> None:
+    """Issue 42: a step before the check (or a restored cache) empties the evidence index the base's check kept; the
+    push's check, run as action.yml runs it (`-I -m bot action` in bash, `cache-key` mapped through `env:`), gives
+    the outputs and the exit status of `cache: false`, and says which file it did not use."""
+    publish(shop.remote, shop.local, "master", "changes")
+    inputs = {"cache-key": key}
+    env = github_env(actions_github, workflow_token(actions_github), GITHUB_SHA=shop.base)
+    first = await run_check_step(tmp_path, shop.local.root, "workflow_dispatch", {"repository": {"id": 7}}, inputs, env)
+    assert first.status == 0 and first.outputs["claims"] == "3"  # the base's memory is kept
+    forge(shop.local.root / ".git" / "wikiwarden", "index", "plain digest" if key else "edited", {})
+    env["GITHUB_SHA"] = shop.head
+    expected = await run_check_step(
+        tmp_path, shop.local.root, "push", push_event(shop), inputs | {"cache": "false"}, env
+    )
+    assert expected.status == 1 and expected.outputs["stale"] == "2"
+
+    step = await run_check_step(tmp_path, shop.local.root, "push", push_event(shop), inputs, env)
+
+    assert (step.status, step.stderr, step.outputs) == (expected.status, "", expected.outputs)
+    said = [line for line in annotations(step.stdout) if "evidence-index-v1.json is " in line]
+    assert len(said) == 1 and said[0].startswith("::notice title=Wikiwarden cache::")

@@ -568,3 +568,24 @@ async def test_hostile_statements_ids_and_page_names_get_an_inert_check_run(app,
     assert annotation["raw_details"].splitlines()[-2:] == [
         "-        return self.items.pop(0)", "+        return self.items.popleft()",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name", ["src/ex#tra.py", "src/ex%tra.py", "src/ex%20tra.py", "src/ex?tra.py", "src/éx tra.py"]
+)
+async def test_a_rename_to_a_name_with_url_special_characters_is_checked(app, fake: FakeGitHub, repo, name) -> None:
+    """A page names a file (and a function in it) that a push renames to a name holding `#`, `%`, `?`, a space or
+    a non-ASCII letter: the App fetches the new file like any other, so the check says where the file went (it
+    used to fail the run with NotFetched: the name was read as a resource cut at its `#`, or a bad escape)."""
+    extra = "def extra_work():\n    return 1\n"
+    page = "# Extra\n\nSee `src/extra.py` and its `extra_work()`.\n"
+    base = repo.commit({"src/extra.py": extra, "openwiki/extra.md": page}, message="extra")
+    head = repo.commit({"src/extra.py": None, name: extra}, message="rename")
+    await push(app, fake, repo, base, head)
+    [run] = runs_of(repo, head)
+    assert (run["conclusion"], run["output"]["title"]) == ("neutral", "1 broken reference · 1 page without claims")
+    shown = name.replace("#", "\\#")  # the summary is Markdown: `#` is escaped outside code
+    assert f"- `openwiki/extra.md` line 3: `src/extra.py`: renamed by this change to {shown}\n" in claims_in(run)
+    assert "extra_work" not in claims_in(run)  # still defined, in the renamed file
+    [annotation] = run["annotations"]
+    assert (annotation["path"], annotation["start_line"]) == (name, 1)

@@ -87,3 +87,21 @@ async def test_one_config_file_the_app(aiohttp_client, fake: FakeGitHub) -> None
         assert f"- `{page}` line {line}: `{text}`: removed by this change" in summary
     assert "References to check, not failing (1)" in summary and "`typer-slim`" in summary
     assert "`docs/legacy/old.md` line" not in summary  # excluded: its references are not checked
+
+
+async def test_an_ignore_file_over_the_limits_fails_the_run_once_saying_why(aiohttp_client, fake: FakeGitHub) -> None:
+    files = {**grounded(CODE, CLAIMS), ".openwikiignore": "x\n" * 1001}
+    run, queue = await check_push(aiohttp_client, fake, files, {"src/values.py": "VALUE_0 = 1\n"})
+    assert run["conclusion"] == "failure"
+    assert run["output"]["title"] == "The ignore patterns cannot be used"
+    assert "more than 1,000 patterns; there may be at most that many" in run["output"]["summary"]
+    assert (queue.completed, queue.failed) == (1, 0)  # reported, not retried
+
+
+async def test_too_many_exclude_patterns_fail_the_run_as_a_config_error(aiohttp_client, fake: FakeGitHub) -> None:
+    many = ", ".join(f'"p{k}"' for k in range(1001))
+    files = {**grounded(CODE, CLAIMS), ".github/wikiwarden.yml": f"references:\n  exclude: [{many}]\n"}
+    run, queue = await check_push(aiohttp_client, fake, files, {"src/values.py": "VALUE_0 = 1\n"})
+    assert run["output"]["title"] == ".github/wikiwarden.yml is not valid"
+    assert "1,001 patterns; there may be at most 1,000" in run["output"]["summary"]
+    assert (queue.completed, queue.failed) == (1, 0)

@@ -472,3 +472,55 @@ async def test_a_rename_a_docs_page_names_is_rewritten_in_the_fix_pull_request(a
     assert fixed["docs/guide.md"] == b"# Guide\n\nThe helpers live in `src/helpers.py` ([source](../src/helpers.py)).\n"
     assert sorted(p for p, data in fixed.items() if repo.files_at(head).get(p) != data) == ["docs/guide.md"]
     assert "`src/util.py` → `src/helpers.py`" in pull["body"] and "2 references rewritten" in pull["body"]
+
+
+async def test_a_module_and_a_package_renamed_are_rewritten_in_the_fix_pull_request(
+    aiohttp_client, fake: FakeGitHub
+) -> None:
+    """A person's MkDocs and Sphinx pages name a module and a package by their dotted paths: a push renaming both
+    gets the check's broken references named by the new dotted paths, and the fix pull request rewrites every form
+    (code spans, autorefs identifiers, `:::` lines, roles with `~`, `currentmodule` and `automodule` lines)
+    without a model."""
+    repo = fake.create_repo("acme", "api", 77)
+    panel = "class Panel:\n    def draw(self, canvas):\n        canvas.fill()\n        return canvas\n"
+    table = "class Table:\n    def rows(self):\n        return list(self._rows)\n"
+    api_page = "# API\n\nThe widgets live in `pkg.widgets`; see [the panel][pkg.widgets.Panel].\n\n::: pkg.widgets\n"
+    ref_page = (
+        "Reference\n=========\n\n.. currentmodule:: pkg.dispatch\n\n"
+        "The module :mod:`pkg.dispatch` holds :class:`~pkg.dispatch.Table`.\n\n.. automodule:: pkg.dispatch\n"
+    )
+    base = repo.commit(
+        {
+            ".github/wikiwarden.yml": "wiki_dir: docs\nauto_fix: true\n",
+            "src/pkg/__init__.py": "",
+            "src/pkg/widgets.py": panel,
+            "src/pkg/dispatch/__init__.py": table,
+            "docs/api.md": api_page,
+            "docs/conf.py": "project = 'pkg'\n",
+            "docs/ref.rst": ref_page,
+        },
+        message="code and docs",
+    )
+    head = repo.commit(
+        {
+            "src/pkg/widgets.py": None,
+            "src/pkg/widget_kit.py": panel,
+            "src/pkg/dispatch/__init__.py": None,
+            "src/pkg/tables/__init__.py": table,
+        },
+        message="widgets becomes widget_kit, dispatch becomes tables",
+    )
+    app = await start(aiohttp_client, fake, None)
+    await push(app, fake, repo, base, head)
+    [run] = runs_of(repo, head)
+    assert run["output"]["title"].startswith("7 broken references"), run["output"]["title"]
+    summary = run["output"]["summary"]
+    assert "`pkg.widgets`: renamed by this change to pkg.widget\\_kit\n" in summary  # Markdown, made inert
+    assert "renamed by this change to pkg.tables.Table" in summary
+    [pull] = fix_pulls(repo)
+    fixed = repo.files_at(repo.refs[FIX_BRANCH])
+    assert fixed["docs/api.md"].decode() == api_page.replace("pkg.widgets", "pkg.widget_kit")
+    assert fixed["docs/ref.rst"].decode() == ref_page.replace("pkg.dispatch", "pkg.tables")
+    changed = sorted(p for p, data in fixed.items() if repo.files_at(head).get(p) != data)
+    assert changed == ["docs/api.md", "docs/ref.rst"]
+    assert "7 references rewritten" in pull["body"]

@@ -116,3 +116,44 @@ def test_the_models_the_app_offers_are_its_default_and_the_list(monkeypatch: pyt
     monkeypatch.delenv("WIKIWARDEN_MODELS")
     assert load_settings(**base, model="test-model").offered_models == ("test-model",)  # by default: the one model
     assert load_settings(**base).offered_models == ()  # none configured: none offered
+
+
+@pytest.mark.parametrize("none", ["none", "NONE"])
+async def test_wikiwarden_model_none_is_no_model_for_the_app(
+    aiohttp_client, fake: FakeGitHub, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, none: str
+) -> None:
+    """WIKIWARDEN_MODEL=none (read from the environment, as `serve` reads it) is no model: the fix of a stale claim
+    does the deterministic work, grounding says the App has no model, and no model called `none` is asked."""
+    monkeypatch.setenv("WIKIWARDEN_MODEL", none)
+    monkeypatch.setenv("WIKIWARDEN_MODELS", f"{none}, ")
+    repo = wiki_repo(fake, "auto_fix: true\n")
+    fake_openai.models = ("test-model", "none")  # an endpoint that would even answer to `none`
+    fake_openai.responder = lambda body: model_answer(body, GOOD)
+    app = await start_app(
+        aiohttp_client, fake, openai_base_url=fake_openai.base_url, openai_api_key=fake_openai.api_key
+    )
+    head = await push_change(app, fake, repo)
+    [run] = runs_of(repo, head)
+    payload = check_payload(
+        "check_run", "requested_action", repo, head_sha=head, run_id=run["id"], identifier="ground_wiki"
+    )
+    await deliver(app, "check_run", payload, secret=fake.webhook_secret)
+    await queue_of(app).wait_idle()
+
+    assert fake_openai.requests == []
+    [pull] = [p for p in repo.pulls if p["head"]["ref"] == "wikiwarden/fix/main"]
+    assert "Model: `" not in pull["body"]
+    summary = runs_of(repo, head)[0]["output"]["summary"]
+    assert "No grounding: the App has no model configured (`WIKIWARDEN_MODEL`)." in summary
+
+
+def test_none_is_no_model_among_the_settings(monkeypatch: pytest.MonkeyPatch, fake_github) -> None:
+    base = {
+        "app_id": fake_github.app_id, "private_key": fake_github.private_key_pem,
+        "webhook_secret": fake_github.webhook_secret,
+    }  # fmt: skip
+    monkeypatch.setenv("WIKIWARDEN_MODEL", " None ")
+    monkeypatch.setenv("WIKIWARDEN_MODELS", "none, big-model")
+    settings = load_settings(**base)
+    assert (settings.model, settings.models, settings.offered_models) == (None, ("big-model",), ("big-model",))
+    assert load_settings(**base, model="gpt-none").model == "gpt-none"  # only the word itself says no model

@@ -78,6 +78,13 @@ def test_inputs_are_read_and_checked() -> None:
     assert "ghs_secret" not in repr(inputs) and "sk-secret" not in repr(inputs)  # a traceback never shows them
 
 
+@pytest.mark.parametrize("none", ["none", "None", " NONE "])
+def test_a_model_named_none_is_no_model(none: str) -> None:
+    """`model: none` says no model, as WIKIWARDEN_MODEL=none and `--model none` do (never a model's name)."""
+    assert read_inputs({"INPUT_MODEL": none, "INPUT_FIX": "true"}).model is None
+    assert read_inputs({"INPUT_MODEL": "none-such"}).model == "none-such"
+
+
 @pytest.mark.parametrize(
     ("env", "problem"),
     [
@@ -465,18 +472,19 @@ def test_the_memory_is_restored_before_the_check_and_saved_after(action: dict[st
     order = [s["id"] for s in action["runs"]["steps"]]
     restore, save = steps["restore"], steps["save"]
     assert order.index("memory") < order.index("restore") < order.index("check") < order.index("save")
-    assert re.fullmatch(r"actions/cache/restore@v\d+", restore["uses"])  # a major version, pinned
+    # Pinned by commit, as zizmor's unpinned-uses asks (scripts/lint_workflows.sh); the tag is in a comment.
+    assert re.fullmatch(r"actions/cache/restore@[0-9a-f]{40}", restore["uses"])
     assert save["uses"] == restore["uses"].replace("/restore@", "/save@")
     folder = "${{ steps.memory.outputs.folder }}"
     assert restore["with"]["path"] == save["with"]["path"] == folder  # the folder git names (below)
-    key, prefix = restore["with"]["key"], restore["with"]["restore-keys"]
-    assert key == "wikiwarden-memory-v1-${{ runner.os }}-${{ github.sha }}"  # a format word, the runner, the commit
-    assert key.startswith(prefix) and prefix.endswith("-") and "github.sha" not in prefix  # else any earlier run's
+    # the memory step names the cache (tests/faces/test_action_cache.py: signed or not, the runner, the ref, the commit)
+    assert restore["with"]["key"] == "${{ steps.memory.outputs.key }}"
+    assert restore["with"]["restore-keys"] == "${{ steps.memory.outputs.restore-keys }}"
     assert save["with"]["key"] == "${{ steps.restore.outputs.cache-primary-key }}"
     # inputs reach the cache only through the memory step's `env:`, never spliced into a `with:` or a script
     for step in (restore, save):
-        assert all(e.startswith(("steps.", "runner.", "github.sha", "!cancelled()")) for e in _expressions(step))
-    assert steps["memory"]["env"] == {"INPUT_PATH": "${{ inputs.path }}"}
+        assert all(e.startswith(("steps.", "!cancelled()")) for e in _expressions(step))
+    assert steps["memory"]["env"] == {"INPUT_PATH": "${{ inputs.path }}", "SIGNED": "${{ inputs.cache-key != '' }}"}
     assert steps["check"]["env"]["INPUT_CACHE"] == "${{ inputs.cache }}"
 
 
@@ -512,10 +520,12 @@ def _memory_step(action: dict[str, Any], tmp_path: Path, workspace: Path, path: 
     env = {
         "PATH": os.environ["PATH"], "GITHUB_WORKSPACE": str(workspace), "GITHUB_OUTPUT": str(output),
         "INPUT_PATH": path, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CEILING_DIRECTORIES": str(tmp_path),
+        "GIT_CEILING_DIRECTORIES": str(tmp_path), "SIGNED": "false", "GITHUB_REF": "refs/heads/main",
+        "GITHUB_SHA": "a" * 40, "RUNNER_OS": "Linux",
     }  # fmt: skip
     subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], env=env, check=True, cwd=tmp_path)
-    return parse_output_file(output.read_text())
+    outputs = parse_output_file(output.read_text())  # and the cache's name: tests/faces/test_action_cache.py
+    return {"folder": outputs["folder"]} if "folder" in outputs else outputs
 
 
 def test_the_memory_step_names_the_folder_the_check_keeps_its_memory_in(
@@ -573,6 +583,8 @@ printf '%s\\n' "$@" > "$CALLS"
         ("true", "", "/opt/actions/wikiwarden[app]"),
         ("false", "gpt-x", "/opt/actions/wikiwarden[agent]"),
         ("true", "gpt-x", "/opt/actions/wikiwarden[app,agent]"),
+        ("true", "none", "/opt/actions/wikiwarden[app]"),  # `none` is no model: no model's client
+        ("false", "None", "/opt/actions/wikiwarden"),
     ],
 )
 def test_the_install_step_adds_the_extras_of_what_is_asked(
@@ -728,3 +740,19 @@ def test_an_event_payload_that_cannot_be_read_is_said_in_one_line(
     env = {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(event), "GITHUB_REPOSITORY": "o/r"}
     assert run_action(env, out) == 2
     assert out.getvalue() == f"::error title=Wikiwarden::{problem}\n"
+
+
+def test_the_examples_pin_a_release_never_a_branch() -> None:
+    # The README's and the docs' YAML examples teach what users copy: the Action by its major tag (moved to every
+    # release of it by .github/workflows/release.yml), the hook by this release's tag; never `@main` or `rev: main`.
+    import bot
+
+    root = ACTION_YML.parent
+    major, version = bot.__version__.split(".")[0], bot.__version__
+    texts = {path: path.read_text() for path in [root / "README.md", *sorted((root / "docs").rglob("*.md"))]}
+    uses = [(p, m) for p, t in texts.items() for m in re.findall(r"^\s+- uses: wikiwarden/wikiwarden@(\S+)", t, re.M)]
+    hooks = [(p, t) for p, t in texts.items() if "wikiwarden/wikiwarden" in t]
+    revs = [(p, m) for p, t in hooks for m in re.findall(r"^\s+rev: (\S+)", t, re.M)]
+    assert uses and revs
+    assert all(ref == f"v{major}" for _, ref in uses), uses
+    assert all(rev == f"v{version}" for _, rev in revs), revs

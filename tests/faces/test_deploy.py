@@ -490,7 +490,7 @@ def test_the_build_context_has_what_the_image_copies_and_nothing_else() -> None:
             words = args.split()
             if instruction == "COPY" and not any(word.startswith("--from") for word in words):
                 sources += [word for word in words[:-1] if not word.startswith("--")]
-    assert "app.yml" in sources, "`wikiwarden manifest` reads app.yml beside the package"
+    assert "bot" in sources and (ROOT / "bot" / "app.yml").is_file(), "`wikiwarden manifest` reads bot/app.yml"
     for source in sources:
         assert (ROOT / source).exists(), f"Dockerfile copies {source}, which the repository does not have"
         assert not dockerignored(source, patterns), f"Dockerfile copies {source}, which {DOCKERIGNORE.name} leaves out"

@@ -8,6 +8,7 @@ an interface, an impl's type, a Go receiver, a namespace or a module.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -626,6 +627,9 @@ def test_resource_of_a_definition() -> None:
     assert D("src/q.py", "TaskQueue.drain", "method", 12, 20).resource == "repo://src/q.py#L12-L20"
     assert D("src/a b.py", "f", "function", 3).resource == "repo://src/a%20b.py#L3-L3"  # canonical, as OpenWiki writes
     assert D("src/é.py", "f", "function", 1).resource == "repo://src/%C3%A9.py#L1-L1"
+    # a file's own name, not a resource's text: `#` does not end the path, `%` is no escape
+    assert D("src/ex#tra.py", "f", "function", 2).resource == "repo://src/ex%23tra.py#L2-L2"
+    assert replace(D("src/ex%20tra.py", "f", "function", 2, 4), head=1).documented == "repo://src/ex%2520tra.py#L1-L4"
 
 
 # -- the values the code writes ------------------------------------------------------------------------------

@@ -9,9 +9,11 @@ dropping fields of a page without `type`), the test says what Wikiwarden does in
 from __future__ import annotations
 
 import pytest
+from deadline import finishes
 
 from bot.okf.frontmatter import FrontMatterError
 from bot.okf.project import (
+    first_heading,
     generated_line,
     normalize_concept,
     project_sources,
@@ -237,3 +239,23 @@ def test_invalid_yaml_is_reported_and_never_rewritten() -> None:
         normalize_concept("---\ntype: [unclosed\ngenerated: {by: x}\n---\n# T\n", "t.md")
     with pytest.raises(FrontMatterError):
         project_sources("---\ntype: A\ntype: B\n---\n", ["repo://a.py"])
+
+
+def test_a_heading_of_a_mebibyte_of_spaces_is_read_in_time() -> None:
+    # `#\s+(.+?)\s*` tried each length of the title against the rest of the line: hours for a line of 1 MiB
+    code = "from bot.okf.project import first_heading\nline = 'a' + ' ' * (1 << 20) + 'b'\n"
+    code += "print(first_heading('# ' + line + '  \\n') == line)"
+    assert finishes(code, 30).split() == ["True"]
+
+
+def test_a_heading_s_title_is_the_line_after_the_hash_trimmed() -> None:
+    assert first_heading("#  Title  \u3000\n") == "Title"
+    assert first_heading("#\tTwo  words \n") == "Two  words"
+    assert first_heading("#  \n\n# Second\n") == "Second"  # an empty heading has no title: the next one's
+
+
+def test_a_log_heading_of_a_mebibyte_of_spaces_is_read_in_time() -> None:
+    # `^## (.*?)\s*$` likewise (bot/okf/validate.py): the heading, right-trimmed, is what is checked
+    code = "from bot.okf.validate import check_log\nline = '## a' + ' ' * (1 << 20) + 'b  \\n## 2026-01-02  \\n'\n"
+    code += "print([p.problem for p in check_log('openwiki/log.md', line.encode())] == ['log heading `## a' + ' ' * (1 << 20) + 'b` must be a date, YYYY-MM-DD'])"
+    assert finishes(code, 30).split() == ["True"]

@@ -34,6 +34,8 @@ from bot.source.memory import (
     VERDICTS_FILE,
     GitDirMemory,
     SharedIndex,
+    seal,
+    unseal,
 )
 from bot.usecases.check import check_repository
 
@@ -77,6 +79,11 @@ def known(index: EvidenceIndex) -> dict[str, Cited]:
 
 def stored_files(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
+
+
+def sealed_if_object(name: str, data: bytes) -> bytes:
+    """`data` sealed as a check seals a file, when it opens a JSON object (the damage is then inside the seal)."""
+    return seal(name, data, None) if data.startswith(b"{") else data
 
 
 def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -162,7 +169,7 @@ async def test_a_damaged_list_of_parsed_sidecars_is_ignored_and_the_entries_kept
     tmp_path: Path, parsed: object
 ) -> None:
     raw = {"format": 1, "paths": ["x"], "sidecars": {A: [0]}, "parsed": parsed}
-    (tmp_path / INDEX_FILE).write_bytes(orjson.dumps(raw))
+    (tmp_path / INDEX_FILE).write_bytes(seal(INDEX_FILE, orjson.dumps(raw), None))
     index = await GitDirMemory(tmp_path).index([A])
     assert known(index) == {A: frozenset({"x"})} and not index.parsed(A)
 
@@ -229,8 +236,8 @@ async def test_an_oversized_store_is_not_read_and_warns(
     ids=["not-json", "not-objects", "wrong-containers", "wrong-entries"],
 )
 async def test_a_damaged_store_is_ignored(tmp_path: Path, index_bytes: bytes, verdict_bytes: bytes) -> None:
-    (tmp_path / INDEX_FILE).write_bytes(index_bytes)
-    (tmp_path / VERDICTS_FILE).write_bytes(verdict_bytes)
+    (tmp_path / INDEX_FILE).write_bytes(sealed_if_object(INDEX_FILE, index_bytes))
+    (tmp_path / VERDICTS_FILE).write_bytes(sealed_if_object(VERDICTS_FILE, verdict_bytes))
     fresh = GitDirMemory(tmp_path)
     assert known(await fresh.index([A, "x", "y", "z"])) == {}
     assert len(await fresh.verdicts("ctx")) == 0
@@ -244,13 +251,13 @@ async def test_entries_of_the_wrong_shape_are_dropped_and_the_right_ones_kept(tm
         "paths": ["src/a.py"],
         "sidecars": {A: [0], B: None, C: [], D: [0, 0], **dict(zip(blobs, wrong, strict=True))},
     }
-    (tmp_path / INDEX_FILE).write_bytes(orjson.dumps(raw))
+    (tmp_path / INDEX_FILE).write_bytes(seal(INDEX_FILE, orjson.dumps(raw), None))
     got = known(await GitDirMemory(tmp_path).index([A, B, C, D, *blobs]))
     assert got == {A: frozenset({"src/a.py"}), B: None, C: frozenset(), D: frozenset({"src/a.py"})}
 
 
 async def test_a_store_that_is_not_json_warns(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    (tmp_path / INDEX_FILE).write_bytes(b"{not json")
+    (tmp_path / INDEX_FILE).write_bytes(seal(INDEX_FILE, b"{not json", None))
     with caplog.at_level(logging.WARNING, logger=memory.__name__):
         assert known(await GitDirMemory(tmp_path).index([A])) == {}
     assert [s for s in warnings(caplog) if "could not be read" in s and "the sweep runs without it" in s]
@@ -444,3 +451,37 @@ async def test_a_symlinked_memory_folder_is_never_read_or_written_through(
         f"{tmp_path / 'wikiwarden'} is a symlink: the sweep's memory is neither read nor kept through it"
     ]
     assert {name: (target / name).read_bytes() for name in stored_files(target)} == before
+
+
+# --- the seal -----------------------------------------------------------------------------------------------------
+
+KEY = b"0123456789abcdef" * 2
+
+
+@pytest.mark.parametrize("key", [None, KEY])
+def test_a_sealed_file_stays_json_and_verifies_only_as_written(key: bytes | None) -> None:
+    data = seal(VERDICTS_FILE, b'{"format":4,"pages":{}}', key)
+    assert orjson.loads(data) == {"seal": orjson.loads(data)["seal"], "format": 4, "pages": {}}
+    assert unseal(VERDICTS_FILE, data, key) is None
+    assert unseal(INDEX_FILE, data, key) is not None  # bound to its name: not another file's contents
+    assert unseal(VERDICTS_FILE, data.replace(b'"format":4', b'"format":5'), key) is not None
+    other = None if key is not None else KEY  # a file signed needs the key; a plain one is refused under a key
+    assert unseal(VERDICTS_FILE, data, other) is not None
+    assert unseal(VERDICTS_FILE, seal(VERDICTS_FILE, b'{"format":4}', KEY[::-1]), KEY) is not None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"{}",
+        b'{"format":4}',
+        b'{"seal":"sha256:',
+        b'{"seal":"md5:00",' + b"0" * 99,
+        b'{"seal":"sha256:\xff\xfe",}',
+    ],
+)
+def test_a_file_without_a_well_formed_seal_is_refused_in_words(data: bytes) -> None:
+    for key in (None, KEY):
+        refused = unseal(VERDICTS_FILE, data, key)
+        assert refused is not None and refused.startswith(("not sealed", "not what was written", "not signed"))

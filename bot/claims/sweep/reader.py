@@ -15,6 +15,7 @@ from ..resources import (
     SCHEME,
     EvidenceResource,
     check_contained,
+    encode_path,
     escapes,
     is_normal_path,
     parse_resource,
@@ -100,9 +101,12 @@ class SnapshotReader:
         return text
 
     def path_problem(self, path: str) -> Problem | None:
-        """Why evidence may not cite the file at `path` (a symlink, the wiki, ignored, no valid path), or None."""
+        """Why evidence may not cite the file at `path` (a symlink, the wiki, ignored, no valid path), or None.
+
+        `path` is a repository's path, not a resource's text: it is encoded first, so a name holding `#`, `%` or
+        `?` is the file it names (not a path cut at its `#`, or a bad escape)."""
         try:
-            res = parse_resource(SCHEME + path)
+            res = parse_resource(SCHEME + encode_path(path))
         except ValueError as exc:
             return Problem(str(exc))
         parsed = self.resource(res.canonical)

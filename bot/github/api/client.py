@@ -19,9 +19,12 @@ import aiohttp
 from gidgethub import BadGraphQLRequest, GitHubBroken, HTTPException, QueryError
 from gidgethub.aiohttp import GitHubAPI
 
+from ... import __version__
 from ...metrics import GITHUB_RATE_LIMIT_REMAINING, GITHUB_REQUESTS
 
-REQUESTER = "wikiwarden"
+# The User-Agent of every request (gidgethub sends the requester as it): GitHub asks for the App's name, and the
+# version tells an operator's logs (and GitHub's support) which release made a request.
+REQUESTER = f"wikiwarden/{__version__}"
 SECONDARY_LIMIT_MIN_SECONDS = 60.0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ...claims.ignore import IgnoreLimitError
 from ...claims.options import SweepOptions
 from ...claims.pages import CONFIG_PATH
 from ...ground.baseline import BaselineError
@@ -94,7 +95,11 @@ async def _check(rt: AppRuntime, gh: GitHubClient, job: Job, request: CheckReque
     except BaselineError as exc:
         await complete_check_run(gh, repo_name, run_id, failure_output("The baseline cannot be read", str(exc)))
         return
-    report = await check(source, head, change, options, memory=rt.evidence, rules=rules)
+    try:
+        report = await check(source, head, change, options, memory=rt.evidence, rules=rules)
+    except IgnoreLimitError as exc:  # .openwikiignore or a .gitignore with too many or too long patterns
+        await complete_check_run(gh, repo_name, run_id, failure_output("The ignore patterns cannot be used", str(exc)))
+        return
     settled: list[str] = []
     if report.ungrounded_pages and config.ground != "off":  # pages grounding read already get no button
         settled = await settled_pages(source, head, report.ungrounded_pages, config.wiki_dir)

@@ -18,6 +18,7 @@ from conftest import GitRepo
 from bot.claims.verdict_cache import FORMAT
 from bot.ground.reading import FORMAT as READINGS_FORMAT
 from bot.ground.reading import read_page
+from bot.source.memory import seal
 from bot.usecases import check as check_module
 from bot.usecases import references
 
@@ -106,12 +107,16 @@ def test_no_cache_leaves_nothing_behind(grounded: GitRepo, cli) -> None:  # type
 def test_a_damaged_cache_is_replaced_and_never_fails_a_check(grounded: GitRepo, cli) -> None:  # type: ignore[no-untyped-def]
     expected = _json(cli, grounded, "--no-cache")
     _memory(grounded).mkdir()
-    (_memory(grounded) / "verdicts-v1.json").write_bytes(b"{not json")
-    (_memory(grounded) / "evidence-index-v1.json").write_text('{"format": 1, "sidecars": {"x": 3}}')
+    # sealed as a check seals them: the damage is inside (the seal's own checks are below)
+    (_memory(grounded) / "verdicts-v1.json").write_bytes(seal("verdicts-v1.json", b"{not json", None))
+    (_memory(grounded) / "evidence-index-v1.json").write_bytes(
+        seal("evidence-index-v1.json", b'{"format": 1, "sidecars": {"x": 3}}', None)
+    )
     (_memory(grounded) / "pages-v1.json").write_bytes(b"[1, 2")
     run = cli("check", "--repo", grounded.root, "--format", "json")
     assert json.loads(run.out) == expected
     assert "could not be read" in run.err and "the sweep runs without it" in run.err
+    assert "pages-v1.json is not sealed" in run.err and "not used, and replaced after this sweep" in run.err
     assert json.loads((_memory(grounded) / "verdicts-v1.json").read_bytes())["format"] == FORMAT  # rewritten whole
     assert json.loads((_memory(grounded) / "pages-v1.json").read_bytes())["format"] == READINGS_FORMAT
     assert _json(cli, grounded) == expected

@@ -224,6 +224,24 @@ async def test_fix_model_none_overrides_the_environment(
     assert run.out.count("no model is configured") == 3
 
 
+@pytest.mark.parametrize("none", ["none", "None", " NONE "])
+async def test_wikiwarden_model_none_is_no_model_for_fix_and_ground(
+    demo: Path, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, none: str
+) -> None:
+    """WIKIWARDEN_MODEL=none says no model, as `--model none` does: it used to be taken as a model's name, and
+    `fix --dry-run` asked the model server for a model called `none`."""
+    use_fake(monkeypatch, fake_openai)
+    monkeypatch.setenv("WIKIWARDEN_MODEL", none)
+    run = await cli_in_thread("fix", "--repo", demo, "--base", "HEAD~1", "--dry-run")
+    assert fake_openai.requests == []
+    assert run.out.count("no model is configured") == 3
+    grounding = await cli_in_thread("ground", "--repo", demo, "--dry-run")
+    assert fake_openai.requests == [] and grounding.code in (0, 1), grounding.err
+    fake_openai.reply_json(workers_answer(claim_ids(demo)))
+    named = await cli_in_thread("fix", "--repo", demo, "--base", "HEAD~1", "--dry-run", "--model", "test-model")
+    assert len(fake_openai.requests) == 1 and "✎ updated" in named.out  # a model named by the flag still is one
+
+
 async def test_fix_with_a_failing_model_flags_and_still_reanchors(
     demo: Path, cli_in_thread, fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:

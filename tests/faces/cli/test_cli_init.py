@@ -8,6 +8,7 @@ import os
 import pytest
 from conftest import GitRepo
 
+import bot
 from bot.usecases.config_file import parse_repo_config
 from bot.usecases.init import find_docs
 
@@ -30,8 +31,11 @@ def test_init_writes_the_three_files_for_a_mkdocs_site_and_check_then_reads_them
     config = parse_repo_config(repo.read(".github/wikiwarden.yml"))  # what it writes is a valid config
     assert config.wiki_dir == "site-docs" and config.references.exclude == ()
     workflow = repo.read(".github/workflows/wikiwarden.yml").decode()
-    assert 'branches: ["main"]' in workflow and "uses: wikiwarden/wikiwarden@main" in workflow
-    assert "id: wikiwarden" in repo.read(".pre-commit-config.yaml").decode()
+    # What it writes pins this release: the Action's major tag, the hook's own tag (never a moving branch).
+    major = bot.__version__.split(".")[0]
+    assert 'branches: ["main"]' in workflow and f"uses: wikiwarden/wikiwarden@v{major}  #" in workflow
+    pre_commit = repo.read(".pre-commit-config.yaml").decode()
+    assert "id: wikiwarden" in pre_commit and f"rev: v{bot.__version__}  #" in pre_commit
     check = cli("check", "--repo", repo.root)
     assert check.code == 0 and "Wikiwarden check · site-docs/" in check.out
 
@@ -107,3 +111,73 @@ def test_init_reads_an_inherited_config_and_says_what_the_site_excludes(repo: Gi
         "read through the pages including it",
         "site: 1 blog post under site/blog/posts/: history, never bound or rewritten",
     ]
+
+
+class Watched:
+    """A snapshot that records every path it is asked about (entry, walk, read)."""
+
+    def __init__(self, snapshot) -> None:  # type: ignore[no-untyped-def]
+        self.snapshot = snapshot
+        self.asked: list[str] = []
+
+    def entry(self, path: str):  # type: ignore[no-untyped-def]
+        self.asked.append(path)
+        return self.snapshot.entry(path)
+
+    def walk(self, top: str):  # type: ignore[no-untyped-def]
+        self.asked.append(top)
+        return self.snapshot.walk(top)
+
+    def read(self, path: str) -> bytes:
+        self.asked.append(path)
+        return self.snapshot.read(path)
+
+
+def _outside(repo: GitRepo) -> None:
+    """A folder of pages beside the repository, and a folder `linked` inside it pointing there."""
+    outside = repo.root.parent / "outside-docs"
+    outside.mkdir()
+    (outside / "index.md").write_text("# Not this repository's\n")
+    os.symlink(outside, repo.root / "linked")
+
+
+@pytest.mark.parametrize("docs_dir", ["../outside-docs", "/tmp", "docs/../../outside-docs", "~/docs", "linked"])
+def test_init_never_reads_or_names_a_folder_outside_the_repository(repo: GitRepo, cli, docs_dir: str) -> None:
+    """mkdocs.yml's `docs_dir` naming a folder outside the repository (or a symlink, which may point anywhere) is
+    neither listed nor written into the settings: said in one line, and the docs folder found another way."""
+    _outside(repo)
+    repo.write("mkdocs.yml", f"site_name: X\ndocs_dir: {docs_dir}\n")
+    repo.write("docs/index.md", "# Docs\n")
+    repo.commit("a site whose docs_dir points out")
+    run = cli("init", "--repo", repo.root)
+    assert run.code == 0, run.err
+    outside = (
+        "mkdocs.yml's docs_dir linked is a symlink (or lies under one): not followed"
+        if docs_dir == "linked"
+        else f"mkdocs.yml names docs_dir {docs_dir}, which is not a folder inside the repository: not read"
+    )
+    assert run.out.splitlines()[:2] == ["docs folder: docs/ (found by its name)", outside]
+    assert parse_repo_config(repo.read(".github/wikiwarden.yml")).wiki_dir == "docs"
+    watched = Watched(repo_snapshot(repo))
+    notes: list[str] = []
+    assert find_docs(watched, notes) == ("docs", "its name")  # type: ignore[arg-type]
+    assert [p for p in watched.asked if p.startswith(("..", "/", "~")) or p.split("/")[0] == "linked"] == (
+        ["linked"] if docs_dir == "linked" else []
+    )  # the symlink's own entry, never what lies under it
+    assert notes == [outside]
+
+
+def test_init_finds_no_docs_folder_when_the_only_one_is_outside_and_says_why(repo: GitRepo, cli) -> None:
+    _outside(repo)
+    os.symlink(repo.root.parent / "outside-docs", repo.root / "docs")
+    repo.write("mkdocs.yml", "site_name: X\ndocs_dir: ../outside-docs\n")
+    repo.write("src/x.py", "x = 1\n")
+    repo.commit("code only, docs outside")
+    run = cli("init", "--repo", repo.root)
+    assert run.code == 2 and len(run.err.strip().splitlines()) == 1
+    assert "mkdocs.yml names docs_dir ../outside-docs, which is not a folder inside the repository" in run.err
+    assert "the folder docs is a symlink (or lies under one): not followed" in run.err
+    assert not (repo.root / ".github").exists()
+    named = cli("init", "--repo", repo.root, "--wiki-dir", "docs")
+    assert named.code == 2 and "the wiki folder docs is a symlink (or lies under one)" in named.err
+    assert not (repo.root / ".github").exists()

@@ -4,9 +4,12 @@ the repository's `.github/wikiwarden.yml`, and pages too large to read."""
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 import oneconfig
 import pytest
 from conftest import GitRepo
+from deadline import finishes
 
 pytestmark = pytest.mark.usefixtures("isolated_cli")
 
@@ -62,7 +65,7 @@ def test_a_rename_fails_the_check_names_the_new_path_and_fix_rewrites_it(docs: G
     run = cli("check", "--repo", docs.root, "--base", "v1")
     assert run.code == 1
     assert "  ✗ docs/guide.md:3  src/util.py: renamed by this change to src/helpers.py\n" in run.out
-    assert "util.flatten() (flatten): renamed by this change to flatten_all" in run.out
+    assert "util.flatten() (util.flatten): renamed by this change to helpers.flatten_all" in run.out
     assert "legacy" not in run.out  # excluded by the config file
     fixed = cli("fix", "--repo", docs.root, "--base", "v1")
     assert fixed.code == 0, fixed.out
@@ -117,6 +120,46 @@ def test_a_baseline_lets_an_existing_repository_start_clean(docs: GitRepo, cli) 
     assert missing.code == 2
     assert "the baseline .github/wikiwarden-baseline.json does not exist in the working tree" in missing.err
     assert "wikiwarden check --write-baseline .github/wikiwarden-baseline.json" in missing.err
+
+
+BASELINE = ".github/wikiwarden-baseline.json"
+EVERY_FACE = [
+    ("check",), ("fix", "--dry-run", "--model", "none"), ("ground", "--dry-run"),
+    ("ground", "--model", "none"), ("okf", "validate"), ("okf", "sync", "--dry-run"), ("claim", "list"),
+]  # fmt: skip
+
+
+def _break_the_baseline(docs: GitRepo, how: str) -> str:
+    """The baseline the config names made unusable `how`; the reason every face must give."""
+    path = docs.root / BASELINE
+    if how == "missing":
+        return f"the baseline {BASELINE} does not exist in the working tree"
+    if how == "folder":
+        path.mkdir()
+        (path / "x.json").write_text("{}")
+        return f"the baseline {BASELINE} is not a regular file in the working tree"
+    if how == "symlink":
+        outside = docs.root.parent / "outside.json"
+        outside.write_text('{"format": 1, "references": []}\n')
+        path.symlink_to(outside)
+        return f"the baseline {BASELINE} is not a regular file in the working tree"
+    if how == "not JSON":
+        path.write_text("format: 1\n")
+        return f"{BASELINE}: not JSON (JSONDecodeError)"
+    path.write_bytes(b'{"format": 1, "references": []}' + b" " * (5 << 20))
+    return f"{BASELINE}: {path.stat().st_size:,} bytes; a baseline may hold at most 4,194,304"
+
+
+@pytest.mark.parametrize("how", ["missing", "folder", "symlink", "not JSON", "5 MB"])
+def test_every_face_refuses_a_baseline_that_cannot_be_used_alike(docs: GitRepo, cli, how: str) -> None:
+    """`ground --dry-run` and `okf validate` used to pass a broken `baseline:` by (exit 0) where check and fix
+    refused it (exit 2): every command that reads the settings now reads the baseline as check does."""
+    docs.write(".github/wikiwarden.yml", CONFIG + f"baseline: {BASELINE}\n")
+    reason = _break_the_baseline(docs, how)
+    for face in EVERY_FACE:
+        run = cli(*face, "--repo", docs.root)
+        assert (run.code, run.out) == (2, ""), (face, run)
+        assert run.err.startswith(f"wikiwarden: error: {reason}") and run.err.count("\n") == 1, (face, run.err)
 
 
 def test_a_config_that_cannot_be_used_is_an_error_saying_why(docs: GitRepo, cli) -> None:
@@ -253,3 +296,69 @@ def test_what_still_works_under_its_old_name_is_not_broken(repo: GitRepo, cli) -
     repo.commit("BaseCommand gone")
     gone = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
     assert gone.code == 1 and "click.BaseCommand.main()" in gone.out and "Style.parse" not in gone.out
+
+
+HOSTILE = "src/x) [click me](https:/evil.example) (.py"
+
+
+def _markdown(text: str) -> tuple[list[str], list[str]]:
+    """The page's link destinations and code spans, as markdown-it reads them."""
+    from markdown_it import MarkdownIt
+
+    children = [c for t in MarkdownIt("commonmark").parse(text) if t.type == "inline" for c in t.children or []]
+    links = [str(c.attrs["href"]) for c in children if c.type == "link_open"]
+    return links, [c.content for c in children if c.type == "code_inline"]
+
+
+@pytest.mark.parametrize("new", [HOSTILE, "src/a`b.py"])
+def test_fix_writes_a_renamed_path_as_the_one_link_and_code_span_it_is(repo: GitRepo, cli, new: str) -> None:
+    """A rename to a name made to look like Markdown (the review's ``src/x) [click me](https:/evil.example) (.py``)
+    or holding a backtick: fix writes it escaped, the page has exactly the link and code span intended, and the
+    check passes on the fixed page (the link and the span name the renamed file)."""
+    repo.write("src/util.py", UTIL)
+    repo.write("docs/source.md", "# Source\n\nRead `src/util.py` ([here](../src/util.py)).\n")
+    repo.commit("a page naming the code", tag="v1")
+    repo.remove("src/util.py")
+    repo.write(new, UTIL)  # git sees the rename (the review's name holds a folder: `src/x) [click me](https:`)
+    repo.commit("renamed")
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert run.code == 1 and f"src/util.py: renamed by this change to {new}\n" in run.out
+    fixed = cli("fix", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert fixed.code == 0, fixed.out
+    links, codes = _markdown(repo.read("docs/source.md").decode())
+    assert [unquote(link) for link in links] == ["../" + new] and codes == [new]
+    run = cli("check", "--repo", repo.root, "--wiki-dir", "docs", "--base", "v1")
+    assert run.code == 0, run.out
+
+
+HOSTILE_GLOB = "**a**a**a**a**a**a**a**a**a**a**b"  # 33 bytes: a backtracking regex took years on a name of 40 `a`s
+
+
+def test_a_hostile_exclude_pattern_against_a_long_page_name_does_not_stop_the_check(docs: GitRepo) -> None:
+    docs.write(".github/wikiwarden.yml", f'wiki_dir: docs\nreferences:\n  exclude: ["{HOSTILE_GLOB}"]\n')
+    docs.write(f"docs/{'a' * 40}.md", "# A\n\nSee `src/util.py`.\n")
+    docs.commit("a page of forty a's")
+    # the command line in a child process: a hang is killed and fails the test
+    code, out, err = finishes("", 60, ("-m", "bot", "check", "--repo", str(docs.root))).split("\n", 2)
+    assert code == "0", err
+    assert "Wikiwarden check · docs/" in out
+
+
+def test_too_many_or_too_long_exclude_patterns_are_a_config_error(docs: GitRepo, cli) -> None:
+    many = ", ".join(f'"p{k}"' for k in range(1001))
+    docs.write(".github/wikiwarden.yml", f"wiki_dir: docs\nreferences:\n  exclude: [{many}]\n")
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 2 and run.err.count("\n") == 1
+    assert "1,001 patterns; there may be at most 1,000" in run.err
+    docs.write(".github/wikiwarden.yml", f'wiki_dir: docs\nreferences:\n  history: ["{"a" * 1001}"]\n')
+    run = cli("check", "--repo", docs.root)
+    assert run.code == 2 and run.err.count("\n") == 1
+    assert "a pattern of 1,001 characters; a pattern may have at most 1,000" in run.err
+
+
+def test_an_ignore_file_over_the_limits_is_refused_in_one_line(docs: GitRepo, cli) -> None:
+    docs.write(".openwikiignore", "x\n" * 1001)
+    run = cli("check", "--repo", docs.root)
+    assert (run.code, run.err) == (
+        2, "wikiwarden: error: .openwikiignore: more than 1,000 patterns; there may be at most that many\n"
+    )  # fmt: skip

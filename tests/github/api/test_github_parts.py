@@ -4,13 +4,16 @@ the repository config file, and tree diffs."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import aiohttp
+import aiohttp.web
 import pytest
 from apptools import settings_for
 from fakegithub import FakeGitHub
 
+import bot
 from bot.claims.snapshot import FileChange
 from bot.github.api.auth import InstallationTokens
 from bot.github.api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy, retry_delay, route_of
@@ -235,7 +238,10 @@ def test_tree_diff_finds_renames_by_content() -> None:
         ("limits: " + "[" * 5_000 + "]" * 5_000, "invalid YAML: collections are nested more than 32 deep"),
         ("limits:\n  max_file_bytes: " + "9" * 5_000, "invalid YAML: an integer has more digits than can be read"),
         ("model: " + "x" * 70_000, "70,007 bytes; the file may hold at most 65,536"),
-        ("a: 1\na: 2\n", 'invalid YAML: found duplicate key "a" with value "2" (original value: "1") at line 2, column 1'),
+        (
+            "a: 1\na: 2\n",
+            'invalid YAML: found duplicate key "a" with value "2" (original value: "1") at line 2, column 1',
+        ),
     ],
 )
 def test_a_hostile_repository_config_is_a_config_error(text: str, problem: str) -> None:
@@ -318,3 +324,42 @@ async def test_the_github_source_tells_which_paths_a_commits_history_held(fake: 
         asked = len(fake.requests)
         assert await source.ever_committed(at_head, many) is None  # too many to ask one by one: cannot tell
         assert len(fake.requests) == asked
+
+
+async def test_the_github_source_asks_about_paths_with_url_special_characters_escaped(fake: FakeGitHub) -> None:
+    """A path holding `#`, `?`, `%`, `&`, `+`, a space or a non-ASCII letter goes to GitHub escaped in the query and
+    is the path GitHub decodes (never `src/a` for `src/a#b.py`): the history of each is its own."""
+    from bot.source.github import GitHubSource, SourceCache
+
+    names = ["src/a#b.py", "src/a?b=c.py", "src/a%20b.py", "src/a%b.py", "src/a&b+c.py", "src/a b.py", "src/é.py"]
+    repo = fake.create_repo("acme", "w", 5)
+    repo.commit({**{name: f"{name}\n" for name in names}, "src/a": "not these\n"}, message="one")
+    head = repo.commit({name: None for name in names[:4]}, message="four go")
+    token = fake.issue_token(5)
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, oauth_token=token.token, base_url=fake.base_url)
+        source = GitHubSource(gh, "acme/w", f"{fake.base_url}/graphql", SourceCache())
+        asked = len(fake.requests)
+        wanted = [*names, "src/a b", "src/never#.py"]
+        assert await source.ever_committed(await source.snapshot(head), wanted) == set(names)
+        history = [r for r in fake.requests[asked:] if r.operation_id == "repos/list-commits"]
+        assert [r.query["path"] for r in history] == [[name] for name in wanted]  # each decoded as sent
+
+
+async def test_every_request_names_the_release_in_its_user_agent(aiohttp_server) -> None:
+    # GitHub asks integrators for a User-Agent naming the App; the version (bot/__init__.py, the one source) tells
+    # an operator's logs and GitHub's support which release sent a request.
+    seen: list[str] = []
+
+    async def meta(request: aiohttp.web.Request) -> aiohttp.web.Response:
+        seen.append(request.headers.get("User-Agent", ""))
+        return aiohttp.web.json_response({"verifiable_password_authentication": False})
+
+    app = aiohttp.web.Application()
+    app.router.add_get("/meta", meta)
+    server = await aiohttp_server(app, host="127.0.0.1")
+    async with aiohttp.ClientSession() as session:
+        gh = GitHubClient(session, base_url=str(server.make_url("")).rstrip("/"))
+        await gh.getitem("/meta")
+    assert seen == [f"wikiwarden/{bot.__version__}"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", bot.__version__), "a release's version: MAJOR.MINOR.PATCH"
