@@ -106,6 +106,18 @@ DEFAULT_TESTS: dict[str, list[str]] = {
     "bot/ground/reading.py": [
         "tests/ground/test_reading.py",
     ],
+    "bot/ground/certainty.py": [
+        "tests/ground/test_certainty.py",
+        "tests/faces/cli/test_cli_python_references.py",
+        "tests/faces/cli/test_cli_references.py",
+    ],
+    "bot/ground/python/judge.py": [
+        "tests/ground/python/test_python_judge.py",
+        "tests/faces/cli/test_cli_python_references.py",
+    ],
+    "bot/ground/python/roots.py": [
+        "tests/ground/python/test_python_roots.py",
+    ],
     "bot/claims/collation.py": [
         "tests/claims/test_collation.py",
     ],

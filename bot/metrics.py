@@ -40,6 +40,36 @@ MODEL_TOKENS = Counter("wikiwarden_model_tokens_total", "Model tokens spent by t
 MODEL_CALLS = Counter("wikiwarden_model_calls_total", "Model requests, by outcome", ["outcome"])  # answered, failed
 
 
+# What a job's work counts, in the job's own process (`bot.jobhost`): handed to the parent when the job ends, so the
+# parent's `/metrics` says it.
+_COUNTED_IN_JOBS = {counter._name: counter for counter in (GITHUB_REQUESTS, MODEL_TOKENS, MODEL_CALLS)}
+Counted = list[tuple[str, dict[str, str], float]]
+
+
+def counted_here() -> Counted:
+    """What this process's job counters hold: (counter, labels, value) for each series counted."""
+    values: Counted = []
+    for name, counter in _COUNTED_IN_JOBS.items():
+        for metric in counter.collect():
+            for sample in metric.samples:
+                if sample.name == f"{name}_total" and sample.value:
+                    values.append((name, dict(sample.labels), sample.value))
+    return values
+
+
+def add_counted(values: Counted) -> None:
+    """Add what a job's process counted (`counted_here`) to this process's counters; a counter or label this version
+    does not know is left out."""
+    for name, labels, value in values:
+        counter = _COUNTED_IN_JOBS.get(name)
+        if counter is None or value <= 0:
+            continue
+        try:
+            counter.labels(**labels).inc(value)
+        except ValueError:  # labels of another shape
+            continue
+
+
 def exposition() -> tuple[bytes, str]:
     """The metrics in Prometheus's text format, and its content type."""
     return generate_latest(), CONTENT_TYPE_LATEST

@@ -83,7 +83,7 @@ class Settings(ModelSettings):
     redis_url: SecretStr = Field(
         SecretStr("redis://localhost:6379/0"), description="the Redis queue (its URL may hold a password)"
     )
-    job_timeout_seconds: float = Field(600, gt=0, description="a job running longer is cancelled and tried again")
+    job_timeout_seconds: float = Field(600, gt=0, description="a job running longer is killed, its run timed_out")
     job_max_tries: int = Field(3, gt=0, description="tries of a failing job before it ends as failed")
     job_retry_base_seconds: float = Field(5.0, ge=0, description="wait before the second try; doubles each try")
     shutdown_grace_seconds: float = Field(30, ge=0, description="on SIGTERM, time for running jobs to finish")

@@ -37,6 +37,7 @@ from .github.handlers import Envelope, PayloadError, Route, WebhookContext, pars
 from .github.handlers.signature import signature_matches, signature_of
 from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
+from .jobhost import isolated_jobs, start_job_processes
 from .jobs import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Queue, RetryPolicy
 from .jobs.memory import InProcessQueue
 from .jobs.redis import RedisQueue
@@ -317,6 +318,8 @@ def create_app(settings: Settings, queue_factory: QueueFactory | None = None) ->
             runtime.submit = queue.submit
             app[RUNTIME] = runtime
             app[QUEUE] = queue
+            if queue.runs_jobs:
+                await start_job_processes()
             await queue.start()
             warming = asyncio.create_task(learn_who_the_app_is(runtime))
             async with contextlib.nullcontext() if queue.runs_jobs else collector_at_rest():
@@ -402,7 +405,7 @@ def default_queue(settings: Settings) -> QueueFactory:
     def make(runtime: AppRuntime) -> Queue:
         retry = RetryPolicy(settings.job_max_tries, settings.job_retry_base_seconds)
         return InProcessQueue(
-            runtime.run,
+            isolated_jobs(settings, runtime),  # each job in a child process: this one only waits for it
             workers=settings.workers,
             on_failure=runtime.job_failed,
             retry=retry,

@@ -19,6 +19,7 @@ from arq.worker import Worker, func
 from .agent.factory import app_agents
 from .github.runners.table import RUNNERS
 from .github.runtime import AppRuntime
+from .jobhost import isolated_jobs, start_job_processes
 from .jobs import RetryPolicy
 from .jobs.redis import ARQ_MARGIN, FUNCTION, QUEUE_NAME, RedisQueue, job_function
 from .metrics import exposition
@@ -31,7 +32,7 @@ def build_worker(settings: Settings, runtime: AppRuntime, queue: RedisQueue) -> 
     """The arq worker running Wikiwarden's jobs through `runtime` (signals are left to the caller)."""
     retry = RetryPolicy(settings.job_max_tries, settings.job_retry_base_seconds)
     timeout = settings.job_timeout_seconds
-    task = job_function(runtime.run, retry, timeout, on_failure=runtime.job_failed)
+    task = job_function(isolated_jobs(settings, runtime), retry, timeout, on_failure=runtime.job_failed)
     return Worker(
         functions=[func(task, name=FUNCTION, timeout=timeout + ARQ_MARGIN, max_tries=retry.max_tries + 1)],
         queue_name=QUEUE_NAME,
@@ -86,6 +87,7 @@ async def run_worker(settings: Settings, stop: asyncio.Event | None = None) -> N
         await queue.start()
         runtime.submit = queue.submit  # a check may be followed by a fix
         runtime.share_through(queue.pool)  # budgets and paid answers, for every worker
+        await start_job_processes()
         worker = build_worker(settings, runtime, queue)
         runner = web.AppRunner(_health_app(worker, queue), access_log=None)
         await runner.setup()

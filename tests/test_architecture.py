@@ -33,7 +33,8 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 CORE = {"claims", "okf", "fix", "ground"}
 # leaves every layer above the core may use
 INFRASTRUCTURE = {"settings", "metrics", "logs", "lifetime", "extras", "parallel"}
-FACES = {"cli", "demo", "web", "worker", "action", "__main__"}  # `cli` a package: the parser, a module per command
+# `cli` a package: the parser, a module per command; `jobhost` the App's job in its own process (web and worker's)
+FACES = {"cli", "demo", "web", "worker", "jobhost", "action", "__main__"}
 # What each part of bot/ may import (besides itself, and the package root `bot` for the version).
 ALLOWED: dict[str, set[str]] = {
     "claims": set(),

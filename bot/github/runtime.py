@@ -18,7 +18,7 @@ from gidgethub import apps
 from ..fix.engine import Decider
 from ..fix.view import CodeView
 from ..ground.work import GroundWork
-from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure
+from ..jobs import ONLY_TRY, Attempt, Job, JobAbandoned, PermanentFailure, TookTooLong
 from ..jobs.requests import FixRequest, GroundRequest, RepoRef
 from ..logs import work_context
 from ..metrics import JOB_SECONDS, JOBS_RUNNING
@@ -32,7 +32,7 @@ from .api.auth import InstallationTokens
 from .api.check_runs import complete_check_run, find_check_run, note_on_check_run
 from .api.client import GitHubClient, MutationGate, RequestStats, RetryPolicy
 from .api.failures import GONE, access_refused, needs_probe, refusal, repository_gone
-from .content.check_output import failure_output
+from .content.check_output import failure_output, took_too_long_output
 from .content.pull_requests import FIX, GROUND
 
 log = logging.getLogger(__name__)
@@ -191,9 +191,16 @@ class AppRuntime:
         repo, head = request.repo.full_name, request.head_sha
         run_id = request.check_run_id if isinstance(request, FixRequest | GroundRequest) else None
         run_id = run_id or await find_check_run(gh, repo, head, self.settings.app_id)
-        text = f"Wikiwarden gave up: {exc}. Re-run the check to try again."
+        if isinstance(exc, TookTooLong):
+            text = f"Wikiwarden took too long: {exc}, and was stopped. Re-run the check to try again."
+        else:
+            text = f"Wikiwarden gave up: {exc}. Re-run the check to try again."
         if job.kind == "check" and run_id is not None:
-            await complete_check_run(gh, repo, run_id, failure_output("Wikiwarden could not check this commit", text))
+            if isinstance(exc, TookTooLong):
+                output = took_too_long_output(self.settings.job_timeout_seconds)
+            else:
+                output = failure_output("Wikiwarden could not check this commit", text)
+            await complete_check_run(gh, repo, run_id, output)
         elif run_id is not None:
             kind = GROUND if isinstance(request, GroundRequest) else FIX
             async with self.note_lock(run_id):

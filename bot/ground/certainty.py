@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..claims.ignore import IgnoreRules
 from ..claims.results import BrokenReference
@@ -94,18 +95,24 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def uncertainty(ref: BrokenReference) -> str | None:
-    """Why a broken reference is not certain, in words; None when it is (see the module's rules)."""
+def uncertainty(ref: BrokenReference, page_text: str | None = None) -> str | None:
+    """Why a broken reference is not certain, in words; None when it is (see the module's rules). With the page's
+    text, what the page says around the mention counts too: the reader's own project (`your project`), this
+    repository's own file (`this included requirements.txt`), the page about a removed class's component."""
     if ref.kind == "link":
         return None
     written = ref.text.strip()
     if ref.target == ref.path:  # a path
+        if ref.what == "missing" and page_text is not None and readers_path(ref, page_text):
+            return "a path in the reader's own project or in another repository, as the page tells: not this one's"
+        if page_text is not None and value_example(ref, page_text):
+            return "an example of a value the reader writes (`path` and `path:Name`): not this repository's file"
         if "/" in written.removeprefix("./").rstrip("/") or written.endswith("/"):
             return None
         name = posixpath.basename(written.removeprefix("./"))
-        if "." not in name.strip("."):
+        if "." not in name.strip(".") and not (page_text is not None and said_folder(ref, page_text)):
             return "a bare word: it may be a package's name or a word, not this folder"
-        if name.lower() in GENERIC_FILES:
+        if name.lower() in GENERIC_FILES and not (page_text is not None and own_file(ref, page_text)):
             return "a file name every project has: it may name the reader's own"
         return None
     if is_test_code(ref.path):
@@ -119,9 +126,111 @@ def uncertainty(ref: BrokenReference) -> str | None:
         )
     if _private(written):
         return "a bare name of a private definition: it may be a word, not this code"
-    if not _CODE_LIKE.search(written):
+    if not _CODE_LIKE.search(written) and not (page_text is not None and about_component(ref, page_text)):
         return "a bare word: it may be a word, not this code (qualify or call it to make it certain)"
     return None
+
+
+# What a page says when a path is the reader's or another repository's, not this one's.
+_READERS = re.compile(
+    r"\byour(?:\s+own)?\s+(?:project|app|application|package|library|repo|repository|code(?:base)?|module|source|book|site|docs|documentation)"
+    r"|\bthese\s+repos|\bother\s+repos|\banother\s+repo|\b(?:their|each)\s+repo|\byour_\w+|\bmy_?(?:app|project|package)",
+    re.I,
+)
+_PLACEHOLDER_SEGMENT = re.compile(r"^(?:<[^>]*>|\{[^}]*\}|your[_-]?\w*|my[_-]\w+)$", re.I)
+# What a page says when a generic file name is this repository's own (`install using this included requirements.txt`).
+_OWN = re.compile(
+    r"\b(?:this|the)\s+included\b|\bincluded\b|\bthis\s+repo(?:sitory)?'?s?\b|\bof\s+this\s+project\b", re.I
+)
+_CONTRIBUTING = re.compile(r"contribut|hacking|development|developing", re.I)
+
+
+PARAGRAPH_REACH = 12  # lines read each way from a mention: a check of a page's every mention stays linear
+
+
+@lru_cache(maxsize=8)
+def _lines(page_text: str) -> list[str]:
+    return page_text.split("\n")
+
+
+def _paragraph(page_text: str, line: int) -> str:
+    """The lines around the page's `line` (1-based) up to the blank lines that bound its paragraph (at most
+    `PARAGRAPH_REACH` each way)."""
+    lines = _lines(page_text)
+    start = end = max(0, min(line - 1, len(lines) - 1))
+    while start > 0 and lines[start - 1].strip() and end - start < PARAGRAPH_REACH:
+        start -= 1
+    top = start
+    while end + 1 < len(lines) and lines[end + 1].strip() and end - top < 2 * PARAGRAPH_REACH:
+        end += 1
+    return "\n".join(lines[start : end + 1])
+
+
+def readers_path(ref: BrokenReference, page_text: str) -> bool:
+    """Whether a missing path is, as the page tells, the reader's own (`src/your_app/__init__.py`, a paragraph
+    about "your project") or another repository's ("in these repos, `src/node-types.json`")."""
+    if any(_PLACEHOLDER_SEGMENT.match(part) for part in ref.path.split("/")):
+        return True
+    return bool(_READERS.search(_paragraph(page_text, ref.line)))
+
+
+_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.g\.|such as)", re.I)
+
+
+def value_example(ref: BrokenReference, page_text: str) -> bool:
+    """Whether a path is an example of what the reader writes as a setting's value: the paragraph says "for
+    example" and also writes the path as `path:Name` (griffe's "for example `scripts/griffe_exts.py` and
+    `scripts/griffe_exts.py:ThisExtension`", after its own file of that name went)."""
+    paragraph = _paragraph(page_text, ref.line)
+    span = re.escape(ref.text.strip())
+    return bool(_EXAMPLE.search(paragraph)) and re.search(rf"`{span}:[A-Za-z_]\w*`", paragraph) is not None
+
+
+def said_folder(ref: BrokenReference, page_text: str) -> bool:
+    """Whether the page calls a bare word git saw go a folder of its own (griffe's "our test suite is located in
+    the `tests` folder", after `tests/` moved): the span followed by "folder" or "directory"."""
+    if ref.what not in ("removed", "renamed"):
+        return False
+    span = re.escape(ref.text.strip())
+    return bool(re.search(rf"`{span}`\s+(?:folder|directory)\b", _paragraph(page_text, ref.line), re.I))
+
+
+def own_file(ref: BrokenReference, page_text: str) -> bool:
+    """Whether a generic file name a change removed is this repository's own, as the page tells: a contributing or
+    development page, or a line that says so (`this included requirements.txt`). Only for what git saw go."""
+    if ref.what not in ("removed", "renamed"):
+        return False
+    if _CONTRIBUTING.search(posixpath.basename(ref.page)):
+        return True
+    return bool(_OWN.search(_paragraph(page_text, ref.line)))
+
+
+def _words(text: str) -> set[str]:
+    return {word.lower().removesuffix("s") for word in re.findall(r"[A-Za-z][a-z0-9]+|[A-Z]+(?![a-z])", text)}
+
+
+@lru_cache(maxsize=8)
+def _title(page_text: str) -> str:
+    """The page's first heading (Markdown `#`/`##`, or reStructuredText's underlined with `=`), once per page."""
+    heading = re.search(r"^#{1,2}[ \t]+(.+)$|^(.+)\n[=]{3,}[ \t]*$", page_text, re.M)
+    return (heading[1] or heading[2]) if heading else ""
+
+
+def about_component(ref: BrokenReference, page_text: str) -> bool:
+    """Whether a removed public class (a capitalised top-level name, `Panel`) is named on the page about the
+    component it belonged to: the page's file name or its first heading names the module or package that held it
+    (`docs/widgets.md` or `# Widgets` for `pkg/widgets.py`)."""
+    written = ref.text.strip()
+    if not written[:1].isupper() or "." in ref.target or _private(written):
+        return False
+    stem = posixpath.splitext(posixpath.basename(ref.path))[0]
+    module = posixpath.basename(posixpath.dirname(ref.path)) if stem in ("__init__", "index", "mod", "lib") else stem
+    component = _words(module.replace("_", " "))
+    if not component:
+        return False
+    title = _title(page_text)
+    page_stem = posixpath.splitext(posixpath.basename(ref.page))[0]
+    return component <= _words(page_stem.replace("_", " ").replace("-", " ")) or component <= _words(title)
 
 
 _DEFINING = r"(?:def|class|function|func|fn|const|let|var|type|interface|struct|enum)"
@@ -147,9 +256,9 @@ def example_notes(refs: Iterable[BrokenReference], page_text: str) -> list[Broke
     return found
 
 
-def classified(refs: Iterable[BrokenReference]) -> list[BrokenReference]:
-    """`refs` with `attention` and `note` set by `uncertainty`, each reported once per page line (the same span
-    twice on a line is one reference)."""
+def classified(refs: Iterable[BrokenReference], texts: Mapping[str, str] | None = None) -> list[BrokenReference]:
+    """`refs` with `attention` and `note` set by `uncertainty` (with each page's text, when `texts` has it), each
+    reported once per page line (the same span twice on a line is one reference)."""
     seen: set[tuple[str, int, str, str]] = set()
     found = []
     for ref in refs:
@@ -157,6 +266,6 @@ def classified(refs: Iterable[BrokenReference]) -> list[BrokenReference]:
         if key in seen:
             continue
         seen.add(key)
-        why = ref.note if not ref.attention else uncertainty(ref)
+        why = ref.note if not ref.attention else uncertainty(ref, (texts or {}).get(ref.page))
         found.append(ref._replace(attention=why is None, note=why))
     return found

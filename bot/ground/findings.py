@@ -26,9 +26,10 @@ class Gone:
 
     names: frozenset[str]  # last segments (`drain`) and qualified names (`TaskQueue.drain`) of removed definitions
     paths: frozenset[str]  # files deleted or renamed away
+    keywords: frozenset[str] = frozenset()  # parameters removed from Python functions (a call's `proxies=`)
 
     def __bool__(self) -> bool:
-        return bool(self.names or self.paths)
+        return bool(self.names or self.paths or self.keywords)
 
 
 def gone(before: SymbolIndex, after: SymbolIndex, paths_before: Collection[str], paths_after: Collection[str]) -> Gone:
@@ -67,9 +68,9 @@ def missing_paths(
     none of them exists, and, given the site's `routes`, none its builder would serve it from
     (`routes.resolve_link`: a route it cannot map with certainty, or a file its build generates, is a note); a
     code span may name a path from the site's own folder (`src/SUMMARY.md` in a book whose `book.toml` is in
-    `guide/`). A
-    placeholder a build fills in (`ENGLISH_VERSION_URL`) and a file written with an object in it
-    (`scripts/exts.py:Extension`, the form a setting names an extension by) are notes.
+    `guide/`). A placeholder a build fills in (`ENGLISH_VERSION_URL`), a file written with an object in it
+    (`scripts/exts.py:Extension`, the form a setting names an extension by) and, on a how-to page, a path under a
+    folder the repository does not have (the reader's own project's) are notes.
     """
     found = []
     for mention in mentioned:
@@ -101,6 +102,8 @@ def missing_paths(
                 if file in paths:
                     continue
                 note = OBJECT_IN_FILE
+            elif is_how_to(page) and not is_folder(posixpath.dirname(path), paths):
+                note = READERS_FOLDER
         ref = BrokenReference(page, mention.line, mention.text, path, path, "missing", kind=mention.kind)
         found.append(ref if note is None else ref._replace(attention=False, note=note))
     return found
@@ -112,6 +115,14 @@ PLACEHOLDER = "a placeholder a build or script fills in (an upper-case name or a
 # `path.py:Name`: a file and an object in it, as a setting or a command names an extension or an app.
 _OBJECT_IN_FILE = re.compile(r"(\.\w+):[A-Za-z_]\w*$")
 OBJECT_IN_FILE = "a file and an object in it (`path.py:Name`), the way a setting names one: the reader's example"
+READERS_FOLDER = "a path under a folder this repository does not have, on a how-to page: the reader's own project's"
+_HOW_TO = re.compile(r"tutorial|how[-_ ]?to|getting[-_ ]?started|quick[-_ ]?start|packaging|first[-_]steps", re.I)
+
+
+def is_how_to(page: str) -> bool:
+    """A tutorial or how-to page, by its path (`docs/tutorial/…`, `how-to-package.md`, `getting-started.md`):
+    its paths are often the reader's own project's, a layout the reader makes (`src/app/cli.py`)."""
+    return bool(_HOW_TO.search(page))
 
 
 def runtime_notes(

@@ -10,9 +10,12 @@ used. Pure but for `reading_context`, which reads the parser's version from its 
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Iterable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import __version__
 from ..claims.text import sha_hex
@@ -21,6 +24,10 @@ from .formats import page_kind, page_mentions
 from .quotes import prose_blocks
 from .references import MAX_SPAN, Mention
 from .silence import unsilenced
+
+if TYPE_CHECKING:
+    from ..claims.parallel import Parallel, Worker
+    from ..claims.snapshot import Snapshot
 
 # 5: the dotted names of API tooling too (mkdocstrings' `:::` lines, autorefs identifiers, Sphinx's module lines);
 # 4: each mention on its own line (the parser's line, not searched for over its paragraph);
@@ -147,3 +154,52 @@ def _mentions(raw: Iterable[object]) -> Iterator[Mention]:
         if type(line) is not int or line < 1:
             return
         yield Mention(text, kind, line)
+
+
+class ReadApart:
+    """Pages read and parsed by work a `Parallel` started elsewhere (a forked child) while this process loads and
+    sweeps the wiki.
+
+    Until the sweep's records are shared out, one processor waits while the other loads the wiki, and parsing the
+    pages' Markdown starts by importing markdown-it-py (a tenth of a mid-sized check): the other process does both
+    then. Start it before the wiki is loaded (a small process to fork), with the pages' bytes already read when they
+    come from git (a child never opens git's pipes). Its readings come back as the JSON the reading cache keeps,
+    each checked as a kept one is; a page it could not read or parse is left out, and work that failed gives
+    nothing: this process reads what is missing, as before, with the same errors."""
+
+    def __init__(self, worker: Worker) -> None:
+        self._worker = worker
+
+    def take(self) -> dict[str, PageReading]:
+        """The readings the work made (read once; none when it failed)."""
+        answer = self._worker.answer()
+        if answer is None:
+            return {}
+        try:
+            made = json.loads(answer)
+        except ValueError:
+            return {}
+        if type(made) is not dict:
+            return {}
+        return {page: reading for page, entry in made.items() if (reading := _decoded(entry)) is not None}
+
+    def discard(self) -> None:
+        self._worker.discard()
+
+
+def read_apart(parallel: Parallel, head: Snapshot, pages: list[str]) -> ReadApart | None:
+    """`ReadApart` of `pages` started by `parallel`, or None when there are none or it can start nothing."""
+    if not pages:
+        return None
+    worker = parallel.start(partial(read_pages, head, pages))
+    return ReadApart(worker) if worker is not None else None
+
+
+def read_pages(head: Snapshot, pages: list[str]) -> bytes:
+    """The readings of `pages` (elsewhere: in a forked child), as the JSON `ReadApart.take` reads."""
+    made = {}
+    for page in pages:
+        with contextlib.suppress(Exception):  # this page is read again by the caller, which reports why not
+            reading = read_page(page, head.read(page).decode("utf-8", "replace"))
+            made[page] = [[[m.text, m.kind, m.line] for m in reading.mentions], list(reading.blocks)]
+    return json.dumps(made).encode()

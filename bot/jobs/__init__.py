@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..metrics import JOBS
-from .requests import AnyRequest, request_from_json, request_to_json
+from .requests import JOB_FORMAT, AnyRequest, request_from_json, request_to_json, upgrade_job
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +30,19 @@ class Job:
         return self.request.kind
 
     def to_json(self) -> dict[str, Any]:
-        """The job as JSON, for a queue that leaves the process."""
-        return {"key": self.key, "delivery": self.delivery, "request": request_to_json(self.request)}
+        """The job as JSON in this version's format, for a queue that leaves the process."""
+        request = request_to_json(self.request)
+        return {"format": JOB_FORMAT, "key": self.key, "delivery": self.delivery, "request": request}
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> Job:
-        return cls(value["key"], value["delivery"], request_from_json(value["request"]))
+    def from_json(cls, value: Any) -> Job:
+        """A job read back, upgraded from an older version's format. Raises NewerJob for a newer version's,
+        UnreadableJob, KeyError, TypeError or pydantic's ValidationError for what is no job."""
+        value = upgrade_job(value)
+        key, delivery = value["key"], value["delivery"]
+        if not isinstance(key, str) or not isinstance(delivery, str):
+            raise TypeError("a job's key and delivery are strings")
+        return cls(key, delivery, request_from_json(value["request"]))
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,11 @@ class JobAbandoned(Exception):
     not say so on the check run, so the queue does."""
 
 
+class TookTooLong(JobAbandoned):
+    """A try ran past the job timeout and was stopped (its process killed). It is not tried again: what made it slow
+    is the repository's content, which the next try would read again. The check run says it took too long."""
+
+
 @dataclass(frozen=True)
 class RetryPolicy:
     """A failing job is tried `max_tries` times, waiting `base_seconds`, then twice as long, and so on."""
@@ -151,8 +163,14 @@ class Queue(Protocol):
 
 
 async def run_try(handler: JobHandler, job: Job, attempt: Attempt, timeout: float | None) -> None:
-    """One try of `job`, cut off after `timeout` seconds; a try cut off is abandoned, and says why."""
+    """One try of `job`, cut off after `timeout` seconds (the App's handler then kills the try's process); a try cut
+    off raises TookTooLong, which says why."""
+    deadline = asyncio.timeout(timeout)
     try:
-        await asyncio.wait_for(handler(job, attempt), timeout)
+        async with deadline:
+            await handler(job, attempt)
     except TimeoutError as exc:
-        raise JobAbandoned(f"it ran longer than the {timeout:g}-second job timeout") from exc
+        if not deadline.expired():  # the handler's own timeout (a GitHub call's): a failure like any other
+            raise
+        JOBS.labels(job.kind, "timed_out").inc()
+        raise TookTooLong(f"it ran longer than the {timeout:g}-second job timeout") from exc

@@ -7,7 +7,17 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, DeliveryMemory, Job, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
+from . import (
+    DELIVERY_MEMORY_SECONDS,
+    DeliveryMemory,
+    Job,
+    JobHandler,
+    PermanentFailure,
+    RetryPolicy,
+    TookTooLong,
+    give_up,
+    run_try,
+)
 
 log = logging.getLogger(__name__)
 
@@ -94,10 +104,11 @@ class InProcessQueue:
                 give_up(job, failure)
                 return
             except Exception as exc:
-                if not final and job.key not in self._pending:
+                if not final and job.key not in self._pending and not isinstance(exc, TookTooLong):
                     JOBS.labels(job.kind, "retried").inc()
                     await asyncio.sleep(self._retry.delay(number))
                     continue
+                final = final or isinstance(exc, TookTooLong)  # a try that took too long is the last
                 outcome = "failed" if final else "superseded"
                 JOBS.labels(job.kind, outcome).inc()
                 if final:

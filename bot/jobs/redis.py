@@ -11,7 +11,10 @@ Everything the in-process queue promises holds across processes because it lives
   be taken again once its in-progress mark expires (the job timeout plus ten seconds); a worker stopped with
   SIGTERM lets its jobs finish within the grace period and hands back the rest;
 - a failing job is tried again with backoff, and its last failure is reported on the check run, logged and
-  counted, never dropped silently; a job that can never succeed (a permanent failure) is not tried again.
+  counted, never dropped silently; a job that can never succeed (a permanent failure) is not tried again;
+- a job outlives the version that queued it: one of an older format is upgraded and run (`requests.upgrade_job`),
+  one of a newer format (a worker of the older version still running during a rolling deploy) is queued again for
+  a newer worker, for up to `NEWER_JOB_WAIT_SECONDS`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -32,13 +36,26 @@ from arq.worker import Retry
 from pydantic import ValidationError
 
 from ..metrics import JOBS
-from . import DELIVERY_MEMORY_SECONDS, Job, JobAbandoned, JobHandler, PermanentFailure, RetryPolicy, give_up, run_try
+from . import (
+    DELIVERY_MEMORY_SECONDS,
+    Job,
+    JobAbandoned,
+    JobHandler,
+    PermanentFailure,
+    RetryPolicy,
+    TookTooLong,
+    give_up,
+    run_try,
+)
+from .requests import NewerJob
 
 log = logging.getLogger(__name__)
 QUEUE_NAME = "wikiwarden:jobs"
 FUNCTION = "run_job"
 _PREFIX = "wikiwarden:"
 ARQ_MARGIN = 2.0  # arq's own timeout is ours plus this: ours fires first, so the job can say why it stopped
+REQUEUE_SECONDS = 30.0  # a newer version's job comes back this much later, for a worker of that version to take
+NEWER_JOB_WAIT_SECONDS = 24 * 3600.0  # and keeps coming back this long before it is given up, in a log line
 
 
 # Enqueue a batch of jobs, each for itself: KEYS the queue, then for each job its delivery, the latest-of-its-key and
@@ -219,14 +236,16 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
     """The arq task running one try of a job: skip it when superseded, take its key's lock, run it under
     `timeout`, and on failure either ask arq to try again later or, on the last try, report it."""
 
-    async def run_job(ctx: dict[str, Any], payload: dict[str, Any]) -> str:
+    async def run_job(ctx: dict[str, Any], payload: dict[str, Any], first_seen: float | None = None) -> str:
+        redis: ArqRedis = ctx["redis"]
         try:
             job = Job.from_json(payload)
-        except (KeyError, TypeError, ValidationError) as exc:  # queued by another version of Wikiwarden
+        except NewerJob as newer:  # a newer worker reads it: back to the queue, not dropped
+            return await _requeue(redis, ctx["job_id"], payload, newer, first_seen)
+        except (KeyError, TypeError, ValueError, ValidationError) as exc:  # no job of any version: corrupt
             JOBS.labels("unknown", "failed").inc()
-            log.error("dropped a queued job this version cannot read: %s", type(exc).__name__, extra={"job": payload})
+            log.error("dropped a queued job no version can read: %s", type(exc).__name__, extra={"job": payload})
             return "unreadable"
-        redis: ArqRedis = ctx["redis"]
         number = int(ctx.get("job_try") or 1)
         if number > retry.max_tries:  # the last try itself died with its worker
             JOBS.labels(job.kind, "failed").inc()
@@ -251,7 +270,7 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
             give_up(job, failure)
             return "permanent"
         except Exception as exc:
-            if number < retry.max_tries:
+            if number < retry.max_tries and not isinstance(exc, TookTooLong):  # too long: the last try
                 JOBS.labels(job.kind, "retried").inc()
                 log.warning("job failed; try %d of %d", number, retry.max_tries, extra={"delivery": job.delivery})
                 raise Retry(defer=retry.delay(number)) from exc
@@ -270,3 +289,25 @@ def job_function(handler: JobHandler, retry: RetryPolicy, timeout: float, on_fai
 
     run_job.__qualname__ = FUNCTION
     return run_job
+
+
+async def _requeue(redis: ArqRedis, job_id: str, payload: Any, newer: NewerJob, first_seen: float | None) -> str:
+    """Queue a newer version's job again, `REQUEUE_SECONDS` later, as the latest of its key when it was; given up
+    (in an error line) once it has waited `NEWER_JOB_WAIT_SECONDS` for a worker that reads it."""
+    now = time.time()
+    first_seen = first_seen if isinstance(first_seen, int | float) else now
+    key = payload.get("key") if isinstance(payload, dict) else None
+    if now - first_seen > NEWER_JOB_WAIT_SECONDS:
+        JOBS.labels("unknown", "failed").inc()
+        log.error("gave up a job no worker of its version took: %s", newer, extra={"job_key": key})
+        return "unreadable"
+    again = await redis.enqueue_job(
+        FUNCTION, payload, _queue_name=QUEUE_NAME, _defer_by=REQUEUE_SECONDS, first_seen=first_seen
+    )
+    if again is not None and isinstance(key, str):
+        latest = _latest_key(key)
+        if (await redis.get(latest) or b"").decode() == job_id:
+            await redis.set(latest, again.job_id, ex=DELIVERY_MEMORY_SECONDS)
+    JOBS.labels("unknown", "requeued").inc()
+    log.warning("queued again for a newer worker: %s", newer, extra={"job_key": key})
+    return "requeued"

@@ -12,7 +12,7 @@ from ..claims.pages import WikiFolderError, require_wiki_folder
 from ..claims.results import SweepReport
 from ..claims.snapshot import Change, Snapshot
 from ..claims.sweep import Sweeper, sidecar_blobs, wiki_reads
-from ..ground.reading import reading_context
+from ..ground.reading import read_apart, reading_context
 from ..parallel import Forking
 from ..source import Source
 from ..source.git import GitError, GitRepository, LocalSource
@@ -23,7 +23,6 @@ from .loop import off_the_loop, run_inline
 from .references import (
     ReferenceRules,
     pages_problem,
-    read_apart,
     reference_rules,
     unread_pages,
     with_references,
@@ -68,7 +67,7 @@ async def check(
     if references and change is None and processes > 1:  # a source whose snapshots a forked child may read
         unread = unread_pages(head, options, readings)
         await source.fetch(head, unread)
-        apart = read_apart(head, unread)
+        apart = read_apart(parallel, head, unread)
     try:
         wiki = sweeper.load()
         if change is not None and (deleted := sweeper.deleted_citations(wiki)):

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import pickle
 import posixpath
+import time
 from collections import Counter
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from functools import partial
+from typing import TYPE_CHECKING
 
 from ..claims.errors import UnreadableFileError
 from ..claims.ignore import IgnoreRules
@@ -38,18 +38,30 @@ from ..ground.findings import (
     working_file,
 )
 from ..ground.formats import page_kind
-from ..ground.modules import module_moves, names_moved, with_module_renames
+from ..ground.modules import ModuleMove, module_moves, names_moved, with_module_renames
+from ..ground.python.keywords import removed_keywords, suspect_blocks
 from ..ground.quotes import Quotes, QuotesError, parse_quotes, quotes_path
-from ..ground.reading import PageReading, ReadingCache, live_mentions, read_page
-from ..ground.references import ChangedCode, DeadReference, dead_after, lives_on, lookup, references, resolve
+from ..ground.reading import PageReading, ReadApart, ReadingCache, live_mentions, read_page
+from ..ground.references import (
+    ChangedCode,
+    DeadReference,
+    Mention,
+    dead_after,
+    lives_on,
+    lookup,
+    references,
+    resolve,
+)
 from ..ground.routes import Routes, front_matter, front_matter_pages, routes
 from ..ground.site import Site
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
-from ..parallel import Child
 from ..source import Source
 from .baseline import read_baseline
 from .config import Config
 from .site import load_site, site_fragments
+
+if TYPE_CHECKING:
+    from ..ground.python.api import PythonApi
 
 
 @dataclass(frozen=True)
@@ -151,49 +163,6 @@ def unread_pages(head: Snapshot, options: SweepOptions, readings: ReadingCache |
     return [page for page in pages if readings is None or readings.recall(head.blob_id(page)) is None]
 
 
-class ReadApart:
-    """Pages read and parsed in a forked child while this process loads and sweeps the wiki.
-
-    Until the sweep's records are shared out, one processor waits while the other loads the wiki, and parsing the
-    pages' Markdown starts by importing markdown-it-py (a tenth of a mid-sized check): a child does both then.
-    Start it before the wiki is loaded (a small process to fork), with the pages' bytes already read when they
-    come from git (a child never opens git's pipes). A page the child could not read or parse is left out, and a
-    child that failed gives nothing: this process reads what is missing, as before, with the same errors."""
-
-    def __init__(self, head: Snapshot, pages: list[str]) -> None:
-        self._child = Child(partial(_read_pages, head, pages))
-
-    def take(self) -> dict[str, PageReading]:
-        """The readings the child made (read once; none when it failed)."""
-        answer = self._child.answer()
-        if answer is None:
-            return {}
-        readings: dict[str, PageReading] = pickle.loads(answer)  # noqa: S301 - this process's own fork wrote it
-        return readings
-
-    def discard(self) -> None:
-        self._child.discard()
-
-
-def read_apart(head: Snapshot, pages: list[str]) -> ReadApart | None:
-    """`ReadApart` of `pages`, or None when there are none or no process can be had."""
-    if not pages:
-        return None
-    try:
-        return ReadApart(head, pages)
-    except OSError:
-        return None
-
-
-def _read_pages(head: Snapshot, pages: list[str]) -> bytes:
-    """In a forked child: the readings of `pages`, pickled."""
-    made = {}
-    for page in pages:
-        with contextlib.suppress(Exception):  # this page is read again in the parent, which reports why not
-            made[page] = read_page(page, _text(head.read(page)))
-    return pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL)
-
-
 async def with_references(
     source: Source,
     head: Snapshot,
@@ -216,9 +185,12 @@ async def with_references(
     checked = [p for p in every if rules.checked(p)]
     included = await _included(source, head, rules.site, every, checked, head_paths)
     if change is not None:
-        found = await _broken_by(source, head, change, options, checked, head_paths, included)
+        found, texts = await _broken_by(source, head, change, options, checked, head_paths, included)
         return dataclasses.replace(
-            report, broken_references=_judged(found, rules), skipped_pages=skipped, referencing_pages=len(checked)
+            report,
+            broken_references=_judged(found, rules, texts),
+            skipped_pages=skipped,
+            referencing_pages=len(checked),
         )
     read = await _readings(source, head, every, readings, apart)
     served = await _routes(source, head, rules.site, head_paths)
@@ -237,7 +209,9 @@ async def with_references(
     measured = await _coverage(source, head, options, report, read)
     return dataclasses.replace(
         report,
-        broken_references=_judged(found, rules),
+        broken_references=_judged(
+            found, rules, await _texts_of(source, head, {r.page for r in found if r.kind == "code"})
+        ),
         coverage=measured,
         skipped_pages=skipped,
         referencing_pages=len(checked),
@@ -324,9 +298,18 @@ def _too_large(size: int, limit: int) -> str:
     return f"{size:,} bytes, over the limit of {limit:,} (--max-file-size, or limits.max_file_bytes): not read"
 
 
-def _judged(found: list[BrokenReference], rules: ReferenceRules) -> tuple[BrokenReference, ...]:
-    """Each reference once, certain ones failing and the rest notes, the baseline's notes too."""
-    judged = classified(found)
+async def _texts_of(source: Source, head: Snapshot, pages: Collection[str]) -> dict[str, str]:
+    """The texts of `pages` (what is said around a mention judges it: `certainty.uncertainty`)."""
+    await source.fetch(head, sorted(pages))
+    return {page: _text(head.read(page)) for page in pages}
+
+
+def _judged(
+    found: list[BrokenReference], rules: ReferenceRules, texts: dict[str, str] | None = None
+) -> tuple[BrokenReference, ...]:
+    """Each reference once, certain ones failing and the rest notes (`texts`: the pages' texts, where what a page
+    says around a mention judges it), the baseline's notes too."""
+    judged = classified(found, texts)
     if rules.baseline is not None:
         path, known = rules.baseline
         judged = with_baseline(judged, known, path)
@@ -391,11 +374,18 @@ async def _changed_code(source: Source, head: Snapshot, change: Change, options:
     after_files = code_paths(reader, head, sorted({f.new_path for f in change.files if f.new_path}))
     await source.fetch(base, before_files)
     await source.fetch(head, after_files)
-    before = SymbolIndex.of_files(_readable(base, before_files), values=False)
-    after = SymbolIndex.of_files(_readable(head, after_files), values=False)
+    before_texts, after_texts = _readable(base, before_files), _readable(head, after_files)
+    before = SymbolIndex.of_files(before_texts, values=False)
+    after = SymbolIndex.of_files(after_texts, values=False)
     renames = {f.old_path: f.new_path for f in change.files if f.old_path and f.new_path and f.old_path != f.new_path}
     code = ChangedCode(base_paths, head_paths, change.paths, before, after, renames)
-    return _Changed(code, gone(before, after, base_paths, head_paths), after_files)
+    went = gone(before, after, base_paths, head_paths)
+    keywords = removed_keywords(_python_texts(before_texts), _python_texts(after_texts))
+    return _Changed(code, dataclasses.replace(went, keywords=keywords), after_files)
+
+
+def _python_texts(files: dict[str, bytes]) -> dict[str, str]:
+    return {path: _text(data) for path, data in files.items() if path.endswith((".py", ".pyi"))}
 
 
 async def _broken_by(
@@ -406,12 +396,13 @@ async def _broken_by(
     checked: list[str],
     head_paths: frozenset[str],
     included: dict[str, list[str]] | None = None,
-) -> list[BrokenReference]:
+) -> tuple[list[BrokenReference], dict[str, str]]:
     """The references of the `checked` pages (and the fragments they include, `included`, read as from each page
-    including them) the change broke: read only when the change removed what a page could name."""
+    including them) the change broke, and the texts of the pages read: read only when the change removed what a
+    page could name."""
     changed = await _changed_code(source, head, change, options)
     if not changed.gone:
-        return []
+        return [], {}
     pairs = _as_read(checked, included or {})
     pages = sorted({page for page, _ in pairs})
     await source.fetch(head, pages)
@@ -425,12 +416,42 @@ async def _broken_by(
         for page, by in pairs
         if any(may_name(m, by, changed.gone, roots[by]) or names_moved(m, moves) for m in mentioned[page])
     ]
+    block_words = {name.rpartition(".")[2] for name in changed.gone.names} | changed.gone.keywords
+    block_words |= {posixpath.splitext(posixpath.basename(p))[0] for p in changed.gone.paths if p.endswith(".py")}
+    block_words |= {posixpath.basename(posixpath.dirname(p)) for p in changed.gone.paths if p.endswith("__init__.py")}
+    in_blocks = [page for page in pages if suspect_blocks(texts[page], block_words)]
+    if not suspects and not in_blocks:
+        return [], texts
+    found_now = await _dead_mentions(
+        source, head, change, options, changed, suspects, mentioned, roots, head_paths, moves
+    )
+    judged_now = await _python_judged(source, head, change, changed, found_now, in_blocks, texts, block_words)
+    return [
+        ref for page in pages for ref in example_notes([r for r in judged_now if r.page == page], texts[page])
+    ], texts
+
+
+async def _dead_mentions(
+    source: Source,
+    head: Snapshot,
+    change: Change,
+    options: SweepOptions,
+    changed: _Changed,
+    suspects: list[tuple[str, str]],
+    mentioned: dict[str, list[Mention]],
+    roots: dict[str, str],
+    head_paths: frozenset[str],
+    moves: dict[str, ModuleMove],
+) -> list[BrokenReference]:
+    """The suspect pages' mentions (each page with the page it is read from: a fragment from each page including
+    it) of what the change removed or renamed, by the symbol index (Python's judged after)."""
     if not suspects:
         return []
     reader = SnapshotReader(head, options)
     others, exported = await _defining(source, head, reader, changed.gone.names, exclude=change.paths)
     exported |= _exported_lazily(changed.gone.names, _readable(head, changed.after_files))
     index = SymbolIndex([*changed.code.before.definitions, *others.definitions])
+    base_paths = changed.code.paths_before
     found = (
         dataclasses.replace(ref, page=page)
         for page, by in suspects
@@ -451,11 +472,76 @@ async def _broken_by(
         if not _reachable(d, head, head_paths, at_head, resolved_from.get(d.page, d.page), roots, exported)
     ]
     dead = with_module_renames(dead, {page: mentioned[page] for page, _ in suspects}, moves, changed.code)
-    found_now = [
+    return [
         ref._replace(at=clip_lines(ref.at, lambda path: _line_count(head.read(path))))
         for ref in broken(dead, head_paths)
     ]
-    return [ref for page in pages for ref in example_notes([r for r in found_now if r.page == page], texts[page])]
+
+
+# The APIs griffe loaded, by the files and blob ids they were loaded from: a snapshot's load is paid once in a
+# process (a check of a pull request's base and head, a fix after a check).
+_APIS: dict[tuple[tuple[str, str], ...], PythonApi] = {}
+_APIS_KEPT = 4
+
+
+async def _python_judged(
+    source: Source,
+    head: Snapshot,
+    change: Change,
+    changed: _Changed,
+    found: list[BrokenReference],
+    in_blocks: list[str],
+    texts: dict[str, str],
+    words: set[str],
+) -> list[BrokenReference]:
+    """`found` judged by the Python API, and the pages' Python blocks the change broke
+    (`bot.ground.python.judge`): the packages concerned are loaded with griffe at the base and the head, only when
+    a reference or a block names one."""
+    from ..ground.python import judge  # noqa: PLC0415 - a check judging no Python reference imports none of it
+    from ..ground.python.api import module_names  # noqa: PLC0415
+    from ..ground.python.roots import external_roots  # noqa: PLC0415
+
+    base_paths, head_paths = changed.code.paths_before, changed.code.paths_after
+    planned = judge.plan(base_paths, head_paths)
+    base_modules = module_names(base_paths)
+    pages = {page: texts[page] for page in in_blocks}
+    packages = judge.packages_named(found, pages, planned, base_modules, words)
+    if not packages:
+        return found
+    roots = external_roots(await _settings(source, head, planned.settings), planned.own)
+    base_api = await _api(source, change.base, judge.package_files(base_paths, packages), packages)
+    head_api = await _api(source, head, judge.package_files(head_paths, packages), packages)
+    return judge.evaluate(found, pages, base_api, head_api, roots, base_modules, words)
+
+
+async def _settings(source: Source, head: Snapshot, paths: Iterable[str]) -> dict[str, str]:
+    """The texts of the settings files naming the project's dependencies, each within the size limit."""
+    from ..ground.python.roots import MAX_CONFIG_BYTES  # noqa: PLC0415
+
+    present = [
+        p
+        for p in paths
+        if (e := head.entry(p)) is not None and e.kind is Kind.FILE and (e.size or 0) <= MAX_CONFIG_BYTES
+    ]
+    await source.fetch(head, present)
+    return {path: _text(data) for path, data in _readable(head, present).items()}
+
+
+async def _api(source: Source, snapshot: Snapshot, files: list[str], packages: Collection[str]) -> PythonApi:
+    """The API of `packages` at `snapshot`, loaded once per files and blob ids in this process."""
+    from ..ground.python.api import load_api  # noqa: PLC0415
+
+    key = tuple((path, snapshot.blob_id(path) or "") for path in files)
+    if all(blob for _, blob in key) and key in _APIS:
+        return _APIS[key]
+    await source.fetch(snapshot, files)
+    texts = {path: _text(data) for path, data in _readable(snapshot, files).items()}
+    api = load_api(texts, own=packages, clock=time.monotonic)
+    if all(blob for _, blob in key):
+        while len(_APIS) >= _APIS_KEPT:
+            _APIS.pop(next(iter(_APIS)))
+        _APIS[key] = api
+    return api
 
 
 def _reachable(

@@ -20,7 +20,6 @@ from apptools import (
     push_payload,
     queue_of,
     runs_of,
-    runtime_of,
     start_app,
 )
 from fakegithub import FakeGitHub
@@ -276,7 +275,8 @@ async def test_github_failing_is_retried_then_reported(app, fake: FakeGitHub, re
     await push(app, fake, repo, repo.base, head)
     [run] = runs_of(repo, head)
     assert run["conclusion"] == "neutral" and "keep is one" in claims_in(run)
-    assert runtime_of(app).stats.retries >= 3
+    # the job ran in its own process: its retries show as the failed answers it got past, at the fake
+    assert sum(r.status in (500, 502) for r in fake.requests) >= 3
 
     later = repo.commit({"src/keep.py": "KEEP = 3\n"}, message="y")
     fake.fail_next("GET", r"/compare/", 503, times=50)

@@ -98,3 +98,21 @@ def test_a_location_is_kept_within_the_file() -> None:
     assert clip_lines(("a.py", 3), lambda path: 12) == ("a.py", 3)
     assert clip_lines(("a.py", 3), lambda path: 0) == ("a.py", 1)
     assert clip_lines(None, lambda path: 12) is None
+
+
+@pytest.mark.parametrize(
+    ("page", "span", "note"),
+    [
+        ("docs/tutorial/packaging.md", "src/app/cli.py", True),  # src/ exists, src/app/ does not: the reader's
+        ("docs/how-to-publish.md", "src/app/cli.py", True),
+        ("docs/getting_started.md", "src/app/cli.py", True),
+        ("docs/tutorial/packaging.md", "src/gone.py", False),  # in a folder the repository has: certain
+        ("docs/reference.md", "src/app/cli.py", False),  # not a how-to: certain
+        ("docs/guide/users.md", "src/app/cli.py", False),  # a user guide names the repository's own files
+    ],
+)
+def test_a_how_tos_path_under_a_folder_the_repository_lacks_is_a_note(page: str, span: str, note: bool) -> None:
+    [ref] = missing_paths(page, mentions(f"# P\n\nCreate `{span}`.\n"), PATHS)
+    assert ref.attention is not note
+    assert (ref.note is not None and ref.note.startswith("a path under a folder this repository does not have")) is note
+    assert [r.attention for r in missing_paths(page, mentions(f"[x](/{span})\n"), PATHS)] == [True]  # a link: certain

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
 
-from bot.jobs import Attempt, Job, PermanentFailure, RetryPolicy
+from bot.jobs import Attempt, Job, PermanentFailure, RetryPolicy, TookTooLong
 from bot.jobs.memory import InProcessQueue
 from bot.jobs.requests import CheckRequest, RepoRef
 
@@ -68,3 +69,49 @@ async def test_a_permanent_failure_on_the_last_try_is_still_not_reported_as_a_cr
     tries, reported = await run_one(check_job(), PermanentFailure("installation 77 no longer exists"), tries=1)
     assert tries == [Attempt(1, True)] and reported == []
     assert not any(r.levelno >= logging.ERROR for r in caplog.records)
+
+
+async def test_a_try_past_the_timeout_took_too_long_and_is_not_tried_again() -> None:
+    tries: list[int] = []
+    failures: list[BaseException] = []
+
+    async def slow(job: Job, attempt: Attempt) -> None:
+        tries.append(attempt.number)
+        await asyncio.sleep(30)
+
+    async def failed(job: Job, exc: BaseException) -> None:
+        failures.append(exc)
+
+    queue = InProcessQueue(slow, workers=1, on_failure=failed, retry=RetryPolicy(3, 0.01), timeout=0.2)
+    await queue.start()
+    try:
+        await queue.submit(check_job("d-slow"))
+        await queue.wait_idle(timeout=10)
+    finally:
+        await queue.close()
+    assert tries == [1]  # not tried again
+    [failure] = failures
+    assert isinstance(failure, TookTooLong) and "0.2-second job timeout" in str(failure)
+
+
+async def test_a_handlers_own_timeout_is_a_failure_tried_again_not_too_long() -> None:
+    tries: list[int] = []
+    failures: list[BaseException] = []
+
+    async def times_out(job: Job, attempt: Attempt) -> None:
+        tries.append(attempt.number)
+        raise TimeoutError("GitHub did not answer")
+
+    async def failed(job: Job, exc: BaseException) -> None:
+        failures.append(exc)
+
+    queue = InProcessQueue(times_out, workers=1, on_failure=failed, retry=RetryPolicy(3, 0.01), timeout=30)
+    await queue.start()
+    try:
+        await queue.submit(check_job("d-own"))
+        await queue.wait_idle(timeout=10)
+    finally:
+        await queue.close()
+    assert tries == [1, 2, 3]
+    [failure] = failures
+    assert type(failure) is TimeoutError

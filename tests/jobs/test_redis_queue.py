@@ -5,10 +5,12 @@ however many web processes receive a delivery, retry with backoff and end visibl
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import signal
 import socket
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -17,16 +19,18 @@ from typing import Any
 import aiohttp
 import pytest
 import redis
-from apptools import grounded, push_payload, runs_of, sign
+from apptools import ZERO, grounded, push_payload, runs_of, sign
 from arq.connections import ArqRedis
 from arq.constants import job_key_prefix
+from arq.jobs import deserialize_job
 from arq.worker import Worker, func
 from fakegithub import FakeGitHub
 from processes import Process, app_environment, eventually, metric, redis_server, redis_url, start_process
 
+from bot.github.content.check_output import TOOK_TOO_LONG
 from bot.jobs import Attempt, Job, PermanentFailure, RetryPolicy
-from bot.jobs.redis import FUNCTION, QUEUE_NAME, RedisQueue, job_function
-from bot.jobs.requests import CheckRequest, RepoRef
+from bot.jobs.redis import FUNCTION, NEWER_JOB_WAIT_SECONDS, QUEUE_NAME, REQUEUE_SECONDS, RedisQueue, job_function
+from bot.jobs.requests import JOB_FORMAT, CheckRequest, RepoRef
 
 __all__ = ["redis_server", "redis_url"]  # fixtures, used by name
 
@@ -35,6 +39,16 @@ CLAIMS = {
     "queue.md": [("push appends", ["repo://src/queue.py#L1-L2"])],
     "keep.md": [("keep", ["repo://src/keep.py#L1"])],
 }
+
+
+CAPTURED_JOB = Path(__file__).parents[1] / "data" / "jobs" / "check-edc4838.json"
+
+
+def large_wiki(pages: int = 400) -> dict[str, bytes]:
+    """`pages` pages, each citing its own module: a full check reads them all (slower than a short timeout)."""
+    code = {f"src/m{n}.py": f"def f_{n}():\n    return {n}\n" for n in range(pages)}
+    claims = {f"p{n}.md": [(f"f_{n} returns {n}", [f"repo://src/m{n}.py#L1-L2"])] for n in range(pages)}
+    return grounded(code, claims)
 
 
 @pytest.fixture
@@ -149,6 +163,7 @@ async def test_a_delivery_replayed_after_the_web_process_restarts_runs_once(star
     assert len(runs_of(repo, head)) == 1
     assert len([r for r in fake.requests if r.method == "POST" and r.path.endswith("/check-runs")]) == 1
 
+
 async def test_a_job_survives_its_worker_being_killed(start, fake: FakeGitHub, repo) -> None:
     web = await start("web", JOB_TIMEOUT_SECONDS=2)
     first = await start("worker", JOB_TIMEOUT_SECONDS=2)
@@ -187,10 +202,53 @@ async def test_a_failing_job_is_retried_with_backoff_and_ends_visibly(start, fak
 
     run = await eventually(lambda: completed_run(repo, head), what="the failure to be reported")
     assert run["conclusion"] == "failure" and "GitHub answered 502" in run["output"]["summary"]
+    assert await worker.settled_metric("wikiwarden_jobs_total", 1, kind="check", outcome="failed") == 1
     text = await worker.metrics()
     assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="retried") == 2
-    assert metric(text, "wikiwarden_jobs_total", kind="check", outcome="failed") == 1
     assert "job failed after 3 tries" in worker.logs()
+
+
+async def test_a_job_past_its_deadline_in_a_worker_is_killed_and_reported_as_too_long(
+    start, fake: FakeGitHub, repo
+) -> None:
+    """The Redis queue's worker runs the job in a child process too: a large (legal) wiki's full check outlasts a short
+    job timeout; the check run says it took too long, after one try, and the worker stays healthy."""
+    web = await start("web")
+    worker = await start("worker", JOB_TIMEOUT_SECONDS=0.5, JOB_MAX_TRIES=3)
+    head = repo.commit(large_wiki(), message="a large wiki", branch="big", start_from=repo.base)
+    payload = push_payload(repo, branch="big", before=ZERO, after=head, created=True)
+    await post(web, payload, fake.webhook_secret, "d-slow")
+
+    run = await eventually(lambda: completed_run(repo, head), what="the run to be stopped")
+    assert run["conclusion"] == "timed_out" and run["output"]["title"] == TOOK_TOO_LONG
+    assert await worker.settled_metric("wikiwarden_jobs_total", 1, kind="check", outcome="timed_out") == 1
+    assert metric(await worker.metrics(), "wikiwarden_jobs_total", kind="check", outcome="retried") == 0
+    await worker.wait_healthy(timeout=2)  # the worker itself was never stopped
+
+
+async def test_a_job_the_previous_version_queued_runs_after_the_upgrade(
+    start, fake: FakeGitHub, repo, redis_url: str
+) -> None:
+    """A check job exactly as main (edc4838, no format number) left it in Redis, put back in Redis as it was, is
+    taken by a worker of this version, upgraded and run: its check run is published, nothing is dropped."""
+    captured = json.loads(CAPTURED_JOB.read_text())
+    head = repo.commit({"src/queue.py": "def push(x):\n    items.insert(0, x)\n"}, message="x")
+    assert head == captured["head_sha"]  # the same fake repository, so the captured job's commit
+    client = redis.Redis.from_url(redis_url)
+    try:
+        job_id = captured["job_id"]
+        client.set(job_key_prefix + job_id, base64.b64decode(captured["record_base64"]), px=86_400_000)
+        client.zadd(QUEUE_NAME, {job_id: captured["score"]})
+        for key, value in captured["latest"].items():
+            client.set(key, value)
+    finally:
+        client.close()
+    worker = await start("worker")
+
+    run = await eventually(lambda: completed_run(repo, head), what="the old job to run")
+    assert run["conclusion"] == "neutral" and "1 stale" in run["output"]["title"]
+    assert await worker.settled_metric("wikiwarden_jobs_total", 1, kind="check", outcome="completed") == 1
+    assert "cannot read" not in worker.logs() and "no version can read" not in worker.logs()
 
 
 # -- the queue's semantics, with a real Redis and an arq worker in this process -----------------------------
@@ -511,6 +569,39 @@ async def test_a_permanent_failure_is_not_tried_again(redis_url: str, caplog: py
             == "check job for acme/widgets (installation 1) not retried: installation 1 no longer exists"
         )
         assert line.levelno == logging.WARNING and line.exc_info is None
+    finally:
+        await queue.close()
+
+
+async def test_a_newer_versions_job_is_queued_again_for_a_newer_worker_not_dropped(redis_url: str) -> None:
+    """A worker of this version that takes a job of a newer format (a rolling deploy) puts it back, later, as the
+    latest of its key, without running it; once it has waited a day for a worker that reads it, it is given up."""
+    queue = RedisQueue(redis_url)
+    await queue.start()
+    ran: list[Job] = []
+
+    async def handler(job: Job, attempt: Attempt) -> None:
+        ran.append(job)
+
+    run_job = job_function(handler, RetryPolicy(3, 0.05), 10)
+    newer = {**check_job("9:branch:main", "d-newer").to_json(), "format": JOB_FORMAT + 1, "since": "a field of 3"}
+    try:
+        pool = queue.pool
+        await pool.set("wikiwarden:latest:9:branch:main", "old-id")
+        before = time.time()
+        assert await run_job({"redis": pool, "job_id": "old-id", "job_try": 1}, newer) == "requeued"
+        [(again_id, score)] = await pool.zrange(QUEUE_NAME, 0, -1, withscores=True)
+        record = deserialize_job(await pool.get(job_key_prefix + again_id.decode()))
+        assert record.function == FUNCTION and record.args == (newer,)  # as it was written: not read, not changed
+        assert record.kwargs["first_seen"] >= before
+        assert score / 1000 >= before + REQUEUE_SECONDS - 1  # later, for another worker
+        assert await pool.get("wikiwarden:latest:9:branch:main") == again_id  # not superseded by its own copy
+        assert ran == []
+
+        waited = {"redis": pool, "job_id": again_id.decode(), "job_try": 1}
+        gone = before - NEWER_JOB_WAIT_SECONDS - 1
+        assert await run_job(waited, newer, first_seen=gone) == "unreadable"
+        assert await pool.zcard(QUEUE_NAME) == 1 and ran == []  # given up: nothing more queued, nothing run
     finally:
         await queue.close()
 

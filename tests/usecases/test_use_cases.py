@@ -12,6 +12,7 @@ import pytest
 
 from bot.claims import resolve_evidence
 from bot.claims.options import SweepOptions
+from bot.claims.parallel import Parallel
 from bot.claims.results import BrokenReference, PageCoverage
 from bot.claims.sidecar import Claim, EvidenceRecord, Sidecar, page_version, render_sidecar
 from bot.claims.snapshot import Change, FileChange, MemorySnapshot, Snapshot
@@ -145,7 +146,8 @@ def test_a_full_check_then_reads_the_pages_for_their_references_and_coverage() -
     head = FetchFirst(MemorySnapshot(files), "head")
     report = asyncio.run(check(FetchFirstSource(head), head, None, SweepOptions()))
     assert head.fetches[2] == ["openwiki/other.md", "openwiki/queue.md", "openwiki/setup.md"]
-    assert head.fetches[3:] == [[]]  # no quotes files, and the sidecars the sweep parsed are not read again
+    assert head.fetches[3] == []  # no quotes files, and the sidecars the sweep parsed are not read again
+    assert head.fetches[4:] == [["openwiki/setup.md"]]  # the page with a missing path's span: what it says judges it
     assert report.broken_references == (
         BrokenReference("openwiki/setup.md", 3, "src/gone.py", "src/gone.py", "src/gone.py", "missing"),
     )
@@ -178,21 +180,23 @@ def test_with_processes_to_spare_a_child_reads_the_pages_while_the_wiki_is_swept
 
 
 def test_a_page_the_child_cannot_read_is_left_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.ground.reading import read_page
-    from bot.usecases.references import ReadApart
+    from bot.ground.reading import read_apart, read_page
+    from bot.parallel import Forking
 
     snapshot = MemorySnapshot({"openwiki/a.md": b"# A\n\nSee `src/a.py`.\n"})
-    taken = ReadApart(snapshot, ["openwiki/a.md", "openwiki/gone.md"]).take()  # gone.md: a KeyError in the child
+    apart = read_apart(Forking(2), snapshot, ["openwiki/a.md", "openwiki/gone.md"])  # gone.md: a KeyError there
+    assert apart is not None
+    taken = apart.take()
     assert taken == {"openwiki/a.md": read_page("openwiki/a.md", "# A\n\nSee `src/a.py`.\n")}
 
 
 def test_a_child_that_fails_costs_nothing_but_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bot.usecases import references
+    from bot.ground import reading
 
     def crash(head: Snapshot, pages: list[str]) -> bytes:
         raise RuntimeError("the child fails")
 
-    monkeypatch.setattr(references, "_read_pages", crash)
+    monkeypatch.setattr(reading, "read_pages", crash)
     _, expected = _pages_check(processes=1)
     head, report = _pages_check(processes=2)
     assert report == expected
@@ -202,13 +206,13 @@ def test_a_child_that_fails_costs_nothing_but_its_time(monkeypatch: pytest.Monke
 def test_a_check_that_fails_stops_and_reaps_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
+    from bot.ground import reading
     from bot.usecases import check as check_module
-    from bot.usecases import references
 
     started = []
 
-    def recorded(head: Snapshot, pages: list[str]) -> references.ReadApart | None:
-        apart = references.read_apart(head, pages)
+    def recorded(parallel: Parallel, head: Snapshot, pages: list[str]) -> reading.ReadApart | None:
+        apart = reading.read_apart(parallel, head, pages)
         started.append(apart)
         return apart
 
@@ -220,7 +224,7 @@ def test_a_check_that_fails_stops_and_reaps_the_child(monkeypatch: pytest.Monkey
     with pytest.raises(RuntimeError, match="the sweep fails"):
         _pages_check(processes=2)
     assert len(started) == 1 and started[0] is not None
-    pid = started[0]._child.pid
+    pid = started[0]._worker.pid  # type: ignore[attr-defined]
     try:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # reaped: no child of that pid is left, not even a zombie
@@ -299,7 +303,9 @@ def test_a_diff_aware_check_fetches_only_what_the_change_can_have_affected() -> 
     assert base.fetched == {"src/other.py"}
     plain = Change(MemorySnapshot(old, label="base"), change.files)
     assert report.referencing_pages == 2  # the pages whose references were checked: what the plain sweep adds
-    assert dataclasses.replace(report, referencing_pages=0) == sweep(MemorySnapshot(new, label="head"), plain, SweepOptions())
+    assert dataclasses.replace(report, referencing_pages=0) == sweep(
+        MemorySnapshot(new, label="head"), plain, SweepOptions()
+    )
     assert [(c.id, c.verdict.value) for _, c in report.claims()] == [("claim_helper", "stale")]
 
 

@@ -279,6 +279,21 @@ def failure_output(title: str, explanation: str) -> CheckOutput:
     return CheckOutput("failure", plain(title)[:_TITLE_LIMIT], prose(explanation)[:SUMMARY_LIMIT])
 
 
+TOOK_TOO_LONG = "Wikiwarden took too long to check this commit"
+
+
+def took_too_long_output(seconds: float) -> CheckOutput:
+    """A check stopped at the job timeout: GitHub's own `timed_out` conclusion, and what to do about it. The words
+    are the App's own (no repository text), and the run is not tried again by itself."""
+    text = (
+        f"The check ran longer than this App's {seconds:g}-second job timeout and was stopped. Something in this "
+        "commit (a very large wiki page, or a pattern in the configuration that is slow to match) makes it slow; "
+        "it is not tried again by itself. Re-run the check to try again, or ask the App's operator to raise "
+        "WIKIWARDEN_JOB_TIMEOUT_SECONDS."
+    )
+    return CheckOutput("timed_out", TOOK_TOO_LONG, prose(text)[:SUMMARY_LIMIT])
+
+
 def explain(exc: BaseException) -> str:
     """A failure in plain words for the check run: what went wrong, never a trace or a secret."""
     if isinstance(exc, RateLimitExceeded):
@@ -288,6 +303,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, TimeoutError):
         return "GitHub did not answer in time."
     return f"Wikiwarden hit an internal error ({type(exc).__name__}); the maintainers have the details in its logs."
+
 
 def with_note(summary: str, text: str, url: str | None, name: str = "fix", label: str = "Fix") -> str:
     """The summary with a proposal's note on top (`name`: `fix` or `ground`, each its own note), replacing an
