@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from ..claims.results import BrokenReference, PageCoverage
 from .quotes import Quotes, coverage
-from .references import DeadReference, Mention, is_folder, link_paths, path_of
+from .references import DeadReference, Mention, href_of, is_folder, link_paths, path_of
+from .routes import Routes, resolve_link
 from .symbols import SymbolIndex
 
 
@@ -56,6 +57,7 @@ def missing_paths(
     mentioned: Iterable[Mention],
     paths: Collection[str],
     site_root: str | None = None,
+    routes: Routes | None = None,
 ) -> list[BrokenReference]:
     """Of a page's mentions (`mentions`, or its kept reading's), the links and the code spans shaped like a
     repository path that name a path that does not exist.
@@ -63,14 +65,28 @@ def missing_paths(
     A code span is taken for a path only when it has a folder and a file name with an extension and its first
     folder exists in the repository (`src/old.py`, not `/usr/bin/env`, `a/b` or `npm run build`); a relative
     link names a path of the repository, wherever a docs site would look for it (`link_paths`): missing only when
-    none of them exists.
+    none of them exists, and, given the site's `routes`, none its builder would serve it from
+    (`routes.resolve_link`: a route it cannot map with certainty, or a file its build generates, is a note); a
+    code span may name a path from the site's own folder (`src/SUMMARY.md` in a book whose `book.toml` is in
+    `guide/`). A placeholder a build fills in (`ENGLISH_VERSION_URL`), a file written with an object in it
+    (`scripts/exts.py:Extension`, the form a setting names an extension by) and, on a how-to page, a path under a
+    folder the repository does not have (the reader's own project's) are notes.
     """
     found = []
     for mention in mentioned:
+        note = None
         if mention.kind == "link":
             readings = link_paths(mention, page, site_root)
             if not readings or any(p in paths or is_folder(p, paths) for p in readings):
                 continue
+            href = href_of(mention.text.strip()) or ""
+            if routes is not None:
+                resolved = resolve_link(routes, href, page, readings)
+                if resolved.path is not None:
+                    continue
+                note = resolved.note
+            if _PLACEHOLDER.fullmatch(href):
+                note = PLACEHOLDER
             path = readings[0]
         else:
             code_path = path_of(mention, page)
@@ -78,14 +94,27 @@ def missing_paths(
                 continue
             if not _path_shaped(code_path, paths):
                 continue
+            if routes is not None and routes.from_site(code_path) is not None:
+                continue
             path = code_path
+            if _OBJECT_IN_FILE.search(path):
+                file = _OBJECT_IN_FILE.sub(lambda m: m.group(1), path)
+                if file in paths:
+                    continue
+                note = OBJECT_IN_FILE
+            elif is_how_to(page) and not is_folder(posixpath.dirname(path), paths):
+                note = READERS_FOLDER
         ref = BrokenReference(page, mention.line, mention.text, path, path, "missing", kind=mention.kind)
-        if mention.kind == "code" and is_how_to(page) and not is_folder(posixpath.dirname(path), paths):
-            ref = ref._replace(attention=False, note=READERS_FOLDER)
-        found.append(ref)
+        found.append(ref if note is None else ref._replace(attention=False, note=note))
     return found
 
 
+# A destination a build script fills in: an upper-case identifier (`ENGLISH_VERSION_URL`) or a template's marker.
+_PLACEHOLDER = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|.*(?:\{\{|\{%|\$\{|%\().*")
+PLACEHOLDER = "a placeholder a build or script fills in (an upper-case name or a template's marker), not a path"
+# `path.py:Name`: a file and an object in it, as a setting or a command names an extension or an app.
+_OBJECT_IN_FILE = re.compile(r"(\.\w+):[A-Za-z_]\w*$")
+OBJECT_IN_FILE = "a file and an object in it (`path.py:Name`), the way a setting names one: the reader's example"
 READERS_FOLDER = "a path under a folder this repository does not have, on a how-to page: the reader's own project's"
 _HOW_TO = re.compile(r"tutorial|how[-_ ]?to|getting[-_ ]?started|quick[-_ ]?start|packaging|first[-_]steps", re.I)
 

@@ -157,6 +157,11 @@ def path_of(mention: Mention, page: str) -> str | None:
     return _inside(text.removeprefix("./").lstrip("/"))
 
 
+def href_of(text: str) -> str | None:
+    """A link's path part, decoded (`_href`): None for another scheme or an anchor of the page itself."""
+    return _href(text)
+
+
 def _href(text: str) -> str | None:
     """A link's path part, decoded; None for another scheme (https:, mailto:) or an anchor of the page itself."""
     if re.match(r"^[a-z][a-z0-9+.-]*:", text, re.I) or text.startswith("#"):

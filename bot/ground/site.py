@@ -11,8 +11,17 @@ builder resolves (`!!python/name:…`, `!ENV`) reads as nothing. Sphinx: `conf.p
 Includes are read off the pages: `--8<-- "path"` lines (and their block form) resolve against the snippets' base
 paths; `.. include:: path` against the including page's folder (a leading `/` against Sphinx's source folder). A
 fragment is a page another page includes, or one under a snippet base path that the site excludes: its text is
-read only through its includers, so its relative links resolve from each of them. Pure: a file reader in, a
-`Site` out.
+read only through its includers, so its relative links resolve from each of them.
+
+The builder that serves the wiki folder (`builder`), for how its links map to source files (`bot.ground.routes`):
+MkDocs and Sphinx as above; otherwise the nearest configuration at or above the wiki folder: Docusaurus
+(`docusaurus.config.*`: the docs, blog and pages plugins' folders and route bases), mdBook (`book.toml`'s `src`),
+Hugo (`hugo.*`, or `config.*` beside a `content/` wiki), Mintlify (`mint.json`, `docs.json`), VitePress
+(`.vitepress/config.*`), Astro Starlight (`astro.config.*` naming starlight). JavaScript and TypeScript configs are
+never run: only literal settings are read, by bounded linear scans, and a setting written any other way makes the
+site's routes unknown (`routes_known`: an unmapped route is then a note, never a failure). MkDocs' plugins that
+generate files (`gen-files` scripts' literal outputs, `coverage`'s page, `redirects`' old pages, `llmstxt`'s
+files) are listed in `generated`. Pure: a file reader in, a `Site` out.
 """
 
 from __future__ import annotations
@@ -36,6 +45,18 @@ _SNIPPET_LINE = re.compile(r"^[ \t]*(;?)-{1,}8<-{1,}[ \t]*(?:(['\"])(.+?)\2)?[ \
 _RST_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+(?:include|literalinclude)::[ \t]*(\S+)[ \t]*$", re.M)
 _CURRENT_MODULE = re.compile(r"^[ \t]*\.\.[ \t]+(?:py:)?(currentmodule|module)::[ \t]*(\S*)[ \t]*$", re.M)
 _PART_SUFFIX = re.compile(r"(?::-?[0-9]*){1,2}$|:[A-Za-z_][\w-]*$")
+MAX_SCANNED_SCRIPTS = 8  # gen-files scripts read for the files they write
+
+
+@dataclass(frozen=True)
+class ContentRoot:
+    """A folder of source files a builder serves under a route: `folder` from the repository's top, `route` the URL
+    path it is served at without slashes ("" the site's top), `role` what the builder makes of it: "docs" (pages
+    with routes of their own), "blog" (posts), "pages" (a page per file), "static" (files served as they are)."""
+
+    folder: str
+    route: str
+    role: str
 
 
 @dataclass(frozen=True)
@@ -56,6 +77,14 @@ class Site:
     root_doc: str | None = None
     source_suffixes: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()  # what could not be read, in words (the site is then read as far as it could be)
+    # How the builder serves the wiki folder's links (`bot.ground.routes`): "mkdocs", "sphinx", "docusaurus",
+    # "mdbook", "hugo", "mintlify", "vitepress", "starlight"; None when no configuration was found.
+    builder: str | None = None
+    site_dir: str | None = None  # the folder of the builder's configuration, from the repository's top
+    roots: tuple[ContentRoot, ...] = ()
+    routes_known: bool = True  # False: a route setting is not written as a literal; unmapped routes are notes
+    generated: tuple[str, ...] = ()  # files the build writes (MkDocs plugins), from the repository's top
+    generated_dirs: tuple[str, ...] = ()  # folders a gen-files script writes files into under names not literal
 
     def relative(self, path: str) -> str | None:
         """`path` relative to the docs folder, None when it lies outside it."""
@@ -189,9 +218,10 @@ def _sphinx_glob(pattern: str) -> str:
 Reader = Callable[[str], bytes | None]
 
 
-def read_site(read: Reader, folders: Iterable[str] = SPHINX_FOLDERS) -> Site:
+def read_site(read: Reader, folders: Iterable[str] = SPHINX_FOLDERS, wiki_dir: str | None = None) -> Site:
     """The site of a repository, through `read` (a path from the repository's top → its bytes, None when it is no
-    file): MkDocs' configuration at the top, else Sphinx's `conf.py` in the usual folders; `Site()` when neither."""
+    file): MkDocs' configuration at the top, else Sphinx's `conf.py` in the usual folders; else, given the wiki
+    folder, the nearest other builder's configuration at or above it (`builder_site`); `Site()` when none."""
     for name in MKDOCS_CONFIGS:
         data = read(name)
         if data is not None:
@@ -201,7 +231,192 @@ def read_site(read: Reader, folders: Iterable[str] = SPHINX_FOLDERS) -> Site:
         data = read(path)
         if data is not None:
             return sphinx_site(path, data)
+    if wiki_dir is not None:
+        return builder_site(read, wiki_dir)
     return Site()
+
+
+_DOCUSAURUS = tuple(f"docusaurus.config.{e}" for e in ("ts", "js", "mjs", "cjs", "mts"))
+_VITEPRESS = tuple(f".vitepress/config.{e}" for e in ("ts", "js", "mjs", "mts", "cjs", "cts"))
+_ASTRO = tuple(f"astro.config.{e}" for e in ("mjs", "ts", "js", "mts"))
+_HUGO = tuple(f"hugo.{e}" for e in ("toml", "yaml", "yml", "json"))
+_HUGO_LEGACY = tuple(f"config.{e}" for e in ("toml", "yaml", "yml", "json"))
+_MINTLIFY = ("mint.json", "docs.json")
+
+
+def _folders_up(wiki_dir: str) -> list[str]:
+    """The wiki folder and every folder above it, nearest first, ending with the repository's top ("")."""
+    found, folder = [], _joined("", wiki_dir.strip("/"))
+    while True:
+        found.append(folder)
+        if not folder:
+            return found
+        folder = posixpath.dirname(folder)
+
+
+def builder_site(read: Reader, wiki_dir: str) -> Site:
+    """The site of the nearest builder configuration at or above `wiki_dir` (not MkDocs' or Sphinx's, which
+    `read_site` looks for first); `Site()` when there is none."""
+    for folder in _folders_up(wiki_dir):
+
+        def here(name: str, folder: str = folder) -> str:
+            return _joined(folder, name)
+
+        for name in _DOCUSAURUS:
+            data = read(here(name))
+            if data is not None:
+                return docusaurus_site(here(name), data)
+        data = read(here("book.toml"))
+        if data is not None:
+            return mdbook_site(here("book.toml"), data)
+        for name in _VITEPRESS:
+            data = read(here(name))
+            if data is not None:
+                return vitepress_site(folder, here(name), data)
+        for name in _ASTRO:
+            data = read(here(name))
+            if data is not None and b"starlight" in data[:MAX_CONFIG_BYTES]:
+                return starlight_site(folder, here(name), data)
+        for name in _MINTLIFY:
+            data = read(here(name))
+            if data is not None and (name == "mint.json" or b"mintlify" in data[:MAX_CONFIG_BYTES]):
+                return mintlify_site(folder, here(name), data)
+        content = _joined(folder, "content")
+        in_content = _under(wiki_dir, content)
+        for name in (*_HUGO, *(_HUGO_LEGACY if in_content else ())):
+            data = read(here(name))
+            if data is not None:
+                return hugo_site(folder, here(name), data)
+    return Site()
+
+
+def _config_text(path: str, data: bytes, problems: list[str]) -> str:
+    if len(data) > MAX_CONFIG_BYTES:
+        problems.append(f"{path}: {len(data):,} bytes, over {MAX_CONFIG_BYTES:,}: not read")
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def _literals(text: str, key: str) -> tuple[list[str], bool]:
+    """The literal string values a JavaScript or TypeScript config gives `key` (`key: 'value'`), and whether every
+    place it sets `key` was such a literal (a variable or an expression is not read). One linear scan."""
+    written = re.findall(rf"(?<![\w$.]){key}\s*:", text)
+    values = [m.group(2) for m in re.finditer(rf"(?<![\w$.]){key}\s*:\s*(['\"`])([^'\"`\n$]*)\1", text)]
+    return values, len(values) == len(written)
+
+
+def docusaurus_site(path: str, data: bytes) -> Site:
+    """A Docusaurus site: the classic preset's docs (folder `docs`, served at `routeBasePath`, `docs` by default),
+    blog (`blog`), pages (`src/pages`) and static files (`static`), beside the config. A second docs plugin, or a
+    route base not written as a literal, makes the routes unknown."""
+    problems: list[str] = []
+    text = _config_text(path, data, problems)
+    site_dir = posixpath.dirname(path)
+    _, literal = _literals(text, "routeBasePath")
+    # A docs or blog plugin declared on its own (a second instance, its own folder and route): not read.
+    instances = re.search(r"""['"`]@docusaurus/plugin-content-(?:docs|blog)['"`]""", text)
+    known = literal and not problems and instances is None
+    docs_route, blog_route = "docs", "blog"
+    for match in re.finditer(r"(?<![\w$.])routeBasePath\s*:\s*(['\"`])([^'\"`\n$]*)\1", text):
+        before = text[max(0, match.start() - 2000) : match.start()]
+        owner = max(("docs", before.rfind("docs:")), ("blog", before.rfind("blog:")), key=lambda pair: pair[1])
+        if owner[1] < 0:
+            known = False
+        elif owner[0] == "docs":
+            docs_route = match.group(2).strip("/")
+        else:
+            blog_route = match.group(2).strip("/")
+    roots = (
+        ContentRoot(_joined(site_dir, "docs"), docs_route, "docs"),
+        ContentRoot(_joined(site_dir, "blog"), blog_route, "blog"),
+        ContentRoot(_joined(site_dir, "src/pages"), "", "pages"),
+        ContentRoot(_joined(site_dir, "static"), "", "static"),
+    )
+    return Site(
+        config=path, builder="docusaurus", site_dir=site_dir, roots=roots, routes_known=known, problems=tuple(problems)
+    )
+
+
+def mdbook_site(path: str, data: bytes) -> Site:
+    """An mdBook: its pages in `[book] src` (`src` by default) beside `book.toml`, each `x.md` served as
+    `x.html` and a folder's `README.md` as its `index.html`."""
+    problems: list[str] = []
+    text = _config_text(path, data, problems)
+    site_dir = posixpath.dirname(path)
+    src = "src"
+    section = ""
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped
+        elif section == "[book]" and (m := re.fullmatch(r"src\s*=\s*(['\"])([^'\"]*)\1", stripped)):
+            src = m.group(2).strip("/") or "."
+    return Site(
+        config=path,
+        builder="mdbook",
+        site_dir=site_dir,
+        roots=(ContentRoot(_joined(site_dir, src), "", "docs"),),
+        problems=tuple(problems),
+    )
+
+
+def hugo_site(folder: str, path: str, data: bytes) -> Site:
+    """A Hugo site: pages in `content/` (`contentDir`), files in `static/`. A page's front matter (`slug`, `url`,
+    `aliases`) and the taxonomies make routes not read here: an unmapped route is a note."""
+    problems: list[str] = []
+    text = _config_text(path, data, problems)
+    match = re.search(r"(?im)^\s*\"?contentDir\"?\s*[=:]\s*['\"]([^'\"\n]+)['\"]", text)
+    content = match.group(1).strip("/") if match else "content"
+    roots = (ContentRoot(_joined(folder, content), "", "docs"), ContentRoot(_joined(folder, "static"), "", "static"))
+    return Site(config=path, builder="hugo", site_dir=folder, roots=roots, routes_known=False, problems=tuple(problems))
+
+
+def mintlify_site(folder: str, path: str, data: bytes) -> Site:
+    """A Mintlify site: a page is served at its path from the config's folder without its extension; pages made
+    from an OpenAPI description, and redirects, make routes no source file maps (then unknown)."""
+    problems: list[str] = []
+    text = _config_text(path, data, problems)
+    known = not problems and '"openapi"' not in text and '"redirects"' not in text
+    return Site(
+        config=path,
+        builder="mintlify",
+        site_dir=folder,
+        roots=(ContentRoot(folder, "", "docs"),),
+        routes_known=known,
+        problems=tuple(problems),
+    )
+
+
+def vitepress_site(folder: str, path: str, data: bytes) -> Site:
+    """A VitePress site: pages in `srcDir` (the folder holding `.vitepress/` by default), `x.md` served at `/x`
+    (or `/x.html`), `index.md` at its folder, `public/` as it is; `rewrites` make routes unknown."""
+    problems: list[str] = []
+    text = _config_text(path, data, problems)
+    src, literal = _literals(text, "srcDir")
+    source = _joined(folder, src[0]) if literal and src else folder
+    known = literal and not problems and not re.search(r"(?<![\w$.])rewrites\s*:", text)
+    roots = (ContentRoot(source, "", "docs"), ContentRoot(_joined(source, "public"), "", "static"))
+    return Site(
+        config=path, builder="vitepress", site_dir=folder, roots=roots, routes_known=known, problems=tuple(problems)
+    )
+
+
+def starlight_site(folder: str, path: str, data: bytes) -> Site:
+    """An Astro Starlight site: pages in `src/content/docs/`, served from the site's `base`; `public/` as it is.
+    Redirects, locales or a base not written as a literal make routes unknown."""
+    problems: list[str] = []
+    text = _config_text(path, data, problems)
+    base, literal = _literals(text, "base")
+    route = base[0].strip("/") if literal and base else ""
+    known = literal and not problems and not re.search(r"(?<![\w$.])(?:redirects|locales)\s*:", text)
+    roots = (
+        ContentRoot(_joined(folder, "src/content/docs"), route, "docs"),
+        ContentRoot(_joined(folder, "src/pages"), route, "pages"),
+        ContentRoot(_joined(folder, "public"), route, "static"),
+    )
+    return Site(
+        config=path, builder="starlight", site_dir=folder, roots=roots, routes_known=known, problems=tuple(problems)
+    )
 
 
 def mkdocs_site(name: str, read: Reader) -> Site:
@@ -237,8 +452,14 @@ def mkdocs_site(name: str, read: Reader) -> Site:
     exclude = _MKDOCS_ALWAYS_EXCLUDED + _patterns(merged.get("exclude_docs"))
     not_in_nav = _patterns(merged.get("not_in_nav"))
     blogs, posts = _blogs(merged.get("plugins"), docs_dir)
+    generated, generated_dirs = _generated(merged.get("plugins"), docs_dir, root, read, problems)
     return Site(
         kind="mkdocs",
+        builder="mkdocs",
+        site_dir=root,
+        roots=(ContentRoot(docs_dir, "", "docs"),),
+        generated=generated,
+        generated_dirs=generated_dirs,
         config=name,
         docs_dir=docs_dir,
         exclude=IgnoreRules(exclude),
@@ -317,6 +538,97 @@ def _blogs(plugins: Any, docs_dir: str) -> tuple[tuple[str, ...], tuple[str, ...
     return tuple(blogs), tuple(posts)
 
 
+def _generated(
+    plugins: Any, docs_dir: str, root: str, read: Reader, problems: list[str]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The files MkDocs' plugins write into the site (from the repository's top), and the folders a gen-files
+    script writes files into under names it computes: `coverage`'s page (`page_path`, `coverage` by default),
+    `redirects`' old pages (`redirect_maps`' keys), `llmstxt`'s `llms.txt` and `full_output`, and what each
+    `gen-files` script opens (its string literals shaped like a file name; read with `ast`, never run)."""
+    files: list[str] = []
+    folders: list[str] = []
+    for name, options in _named_options(plugins):
+        if options.get("enabled", True) is False:
+            continue
+        if name == "coverage":
+            page = options.get("page_path", "coverage")
+            if isinstance(page, str) and page.strip("/"):
+                files.append(_joined(docs_dir, page.strip("/") + ".md"))
+        elif name == "redirects":
+            maps = options.get("redirect_maps")
+            if isinstance(maps, dict):
+                files += [_joined(docs_dir, key) for key in maps if isinstance(key, str)]
+        elif name == "llmstxt":
+            files.append(_joined(docs_dir, "llms.txt"))
+            full = options.get("full_output")
+            if isinstance(full, str) and full.strip():
+                files.append(_joined(docs_dir, full.strip()))
+        elif name == "gen-files":
+            scripts = options.get("scripts")
+            for script in (scripts if isinstance(scripts, list) else [])[:MAX_SCANNED_SCRIPTS]:
+                if isinstance(script, str):
+                    written, under = _script_outputs(_joined(root, script), read, problems)
+                    files += [_joined(docs_dir, w) for w in written]
+                    folders += [_joined(docs_dir, u) for u in under]
+    return tuple(dict.fromkeys(files)), tuple(dict.fromkeys(folders))
+
+
+_FILE_NAME = re.compile(r"[\w.-]+(?:/[\w.-]+)*\.[A-Za-z][\w]{0,7}")
+_FOLDER_NAME = re.compile(r"[A-Za-z_][\w-]*(?:/[\w-]+)*")
+
+
+def _script_outputs(path: str, read: Reader, problems: list[str]) -> tuple[list[str], list[str]]:
+    """A gen-files script's outputs as far as its text tells: string literals shaped like a relative file name;
+    and, when it opens a file under a name it computes, its literals shaped like a folder name (where it may
+    write)."""
+    data = read(path)
+    if data is None:
+        problems.append(f"{path}: a gen-files script the config names, not a file")
+        return [], []
+    if len(data) > MAX_CONFIG_BYTES:
+        problems.append(f"{path}: {len(data):,} bytes, over {MAX_CONFIG_BYTES:,}: not read")
+        return [], []
+    try:
+        tree = ast.parse(data, filename=path)
+    except (SyntaxError, ValueError):
+        problems.append(f"{path}: does not parse as Python: the files it writes are not known")
+        return [], []
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    files = [s.strip("/") for s in strings if _FILE_NAME.fullmatch(s.strip("/")) and not s.startswith("..")]
+    computed = any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute | ast.Name)
+        and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "open"
+        and node.args
+        and not isinstance(node.args[0], ast.Constant)
+        for node in ast.walk(tree)
+    )
+    folders = [f for f in _path_prefixes(tree) if _FOLDER_NAME.fullmatch(f)] if computed else []
+    return files, folders
+
+
+def _path_prefixes(tree: ast.AST) -> list[str]:
+    """The folders a script builds paths under: an f-string's literal start up to its last `/`
+    (`f"reference/{name}.md"`), the literal left of a `/` or `+` (`"reference" / name`), `Path("reference", …)`."""
+    found = []
+    for node in ast.walk(tree):
+        literal: str | None = None
+        if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            first = node.values[0].value
+            literal = first.rpartition("/")[0] if isinstance(first, str) else None
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div | ast.Add):
+            left = node.left
+            literal = left.value if isinstance(left, ast.Constant) and isinstance(left.value, str) else None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute) and node.args:
+            name = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+            first_arg = node.args[0]
+            if name in ("Path", "PurePosixPath", "join") and isinstance(first_arg, ast.Constant):
+                literal = first_arg.value if isinstance(first_arg.value, str) else None
+        if literal and literal.strip("/"):
+            found.append(literal.strip("/"))
+    return found
+
+
 def _snippet_bases(extensions: Any, root: str) -> tuple[str, ...]:
     for name, options in _named_options(extensions):
         if name != "pymdownx.snippets":
@@ -358,6 +670,8 @@ def sphinx_site(path: str, data: bytes) -> Site:
         suffixes = (".rst",)
     return Site(
         kind="sphinx",
+        builder="sphinx",
+        site_dir=posixpath.dirname(path),
         config=path,
         docs_dir=posixpath.dirname(path),
         sphinx_excludes=tuple(p for p in excludes if isinstance(p, str)) if isinstance(excludes, list | tuple) else (),

@@ -52,6 +52,7 @@ from ..ground.references import (
     references,
     resolve,
 )
+from ..ground.routes import Routes, front_matter, front_matter_pages, routes
 from ..ground.site import Site
 from ..ground.symbols import Definition, SymbolIndex, does_not_parse, language_of
 from ..source import Source
@@ -82,7 +83,7 @@ async def reference_rules(source: Source, head: Snapshot, config: Config) -> Ref
     """What the settings say of references: the pages checked, and the baseline (read at `head`, the commit or
     tree being checked, by `read_baseline`); BaselineError when the baseline named cannot be used."""
     pages = PageRules.of(config.exclude, config.history)
-    site = await load_site(source, head)
+    site = await load_site(source, head, config.wiki_dir)
     path = config.baseline
     if path is None:
         return ReferenceRules(pages, site=site)
@@ -192,11 +193,16 @@ async def with_references(
             referencing_pages=len(checked),
         )
     read = await _readings(source, head, every, readings, apart)
+    served = await _routes(source, head, rules.site, head_paths)
     missing = [
         ref._replace(page=page)
         for page, resolved_from in _as_read(checked, included)
         for ref in missing_paths(
-            resolved_from, read[page].mentions, head_paths, site_root(resolved_from, options.wiki_dir, head_paths)
+            resolved_from,
+            read[page].mentions,
+            head_paths,
+            site_root(resolved_from, options.wiki_dir, head_paths),
+            served,
         )
     ]
     found = await _runtime_notes(source, head, missing, options.wiki_dir)
@@ -210,6 +216,20 @@ async def with_references(
         skipped_pages=skipped,
         referencing_pages=len(checked),
     )
+
+
+async def _routes(source: Source, head: Snapshot, site: Site, paths: frozenset[str]) -> Routes:
+    """The site's routes at `head`, with the front matter of the pages whose routes it makes (a Docusaurus site's
+    docs and posts: fetched only then)."""
+    pages = front_matter_pages(site, paths)
+    if not pages:
+        return routes(site, paths, {} if site.builder is not None else None)
+    await source.fetch(head, pages)
+    fronts = {}
+    for page in pages:
+        with contextlib.suppress(UnreadableFileError):
+            fronts[page] = front_matter(_text(head.read(page)))
+    return routes(site, paths, fronts)
 
 
 async def _included(

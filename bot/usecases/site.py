@@ -25,9 +25,10 @@ def snapshot_site(snapshot: Snapshot) -> Site:
     return read_site(read)
 
 
-async def load_site(source: Source, head: Snapshot) -> Site:
-    """The site at `head`: each file the reading asks for is fetched, and the reading done again, until it asks
-    for nothing new (an INHERIT chain is fetched one file a round, at most `MAX_INHERIT` rounds)."""
+async def load_site(source: Source, head: Snapshot, wiki_dir: str | None = None) -> Site:
+    """The site at `head` (given the wiki folder, also a builder configured at or above it: `read_site`): each file
+    the reading asks for is fetched, and the reading done again, until it asks for nothing new (an INHERIT chain is
+    fetched one file a round, at most `MAX_INHERIT` rounds)."""
     fetched: dict[str, bytes | None] = {}
     wanted: list[str] = []
 
@@ -46,7 +47,7 @@ async def load_site(source: Source, head: Snapshot) -> Site:
 
     for _ in range(MAX_INHERIT + 2):
         wanted.clear()
-        site = read_site(read)
+        site = read_site(read, wiki_dir=wiki_dir)
         if not wanted:
             return site
         await source.fetch(head, wanted)
@@ -55,7 +56,7 @@ async def load_site(source: Source, head: Snapshot) -> Site:
                 fetched[path] = head.read(path)
             except UnreadableFileError:
                 fetched[path] = None
-    return read_site(fetched.get)
+    return read_site(fetched.get, wiki_dir=wiki_dir)
 
 
 def site_fragments(site: Site, texts: Mapping[str, str], paths: Iterable[str]) -> dict[str, list[str]]:
