@@ -6,7 +6,7 @@ Each output stands in its page between two markers, written by `scripts/docs_ref
 generated parts (`python scripts/docs_reference.py --write`); the test suite compares them
 (tests/test_docs_site.py), so a command whose output changes fails CI, naming the page, until the pages are
 regenerated. What differs from run to run is normalized: claim ids (random), commit ids, dates and times, and the
-temporary folder the example lives in.
+temporary folder the example lives in (no output shown prints a timing; the demo's "0.1 s" is its text, kept).
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ _GIT_ENV = {
     "GIT_AUTHOR_DATE": "2026-01-05T10:00:00Z",
     "GIT_COMMITTER_DATE": "2026-01-05T10:00:00Z",
     "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,  # a person's own git settings (signing, hooks, default branch) change nothing
 }
 
 QUEUE_V1 = '''"""A bounded task queue."""
@@ -72,7 +73,6 @@ README = "# taskq\n\nA bounded task queue.\n"
 _CLAIM_ID = re.compile(r"claim_[0-9a-f]{32}")
 _HEX = re.compile(r"\b[0-9a-f]{7,40}\b")
 _DATE = re.compile(r"\b\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?)?\b")
-_SECONDS = re.compile(r"\b\d+(?:\.\d+)? ?(?:ms|s)\b")
 
 
 def _stable_hex(seed: str, length: int) -> str:
