@@ -1,13 +1,15 @@
 """The docs' generated parts, written from the code so they cannot drift from it: each command's synopsis and
 options from the argparse parser (`bot.cli.build_parser`), every setting of `.github/wikiwarden.yml` from its
-pydantic models, and every `WIKIWARDEN_*` variable from the App's settings.
+pydantic models, every `WIKIWARDEN_*` variable from the App's settings, and every output the docs and the README
+show, made by running the commands (scripts/docs_outputs.py: the getting-started walkthrough, each command page's
+example, the demo's excerpt).
 
 Each part stands in a page between two markers; the prose around it is written by hand and never touched.
 
-    python scripts/docs_reference.py           # rewrite the generated parts
+    python scripts/docs_reference.py --write   # rewrite the generated parts (also without --write)
     python scripts/docs_reference.py --check   # write nothing; exit 1 naming each page that differs
 
-The test suite runs the check (tests/test_docs_site.py), so a changed flag or setting fails CI until the
+The test suite runs the check (tests/test_docs_site.py), so a changed flag, setting or output fails CI until the
 pages are regenerated.
 """
 
@@ -24,6 +26,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # docs_outputs, beside this script
+
+from docs_outputs import output_blocks
+
 from bot.cli import build_parser
 from bot.settings import ENV_PREFIX, ModelSettings, Settings
 from bot.usecases.config_file import RepoConfig
@@ -34,7 +40,7 @@ COMMANDS = DOCS / "reference" / "commands"
 CONFIGURATION = DOCS / "reference" / "configuration.md"
 BEGIN = "<!-- generated: {key} (python scripts/docs_reference.py writes this part; do not edit it by hand) -->"
 END = "<!-- end generated: {key} -->"
-_BLOCK = re.compile(r"<!-- generated: (?P<key>[\w .-]+?) \(.*?\) -->\n.*?<!-- end generated: (?P=key) -->", re.S)
+_BLOCK = re.compile(r"<!-- generated: (?P<key>[\w .:-]+?) \(.*?\) -->\n.*?<!-- end generated: (?P=key) -->", re.S)
 
 
 def _cell(text: str) -> str:
@@ -242,13 +248,21 @@ def environment_block() -> str:
     return "\n".join(lines)
 
 
-def blocks() -> dict[Path, dict[str, str]]:
-    """Every generated part, by page and key."""
+def reference_blocks() -> dict[Path, dict[str, str]]:
+    """The reference's generated parts (from the parser and the settings' models), by page and key."""
     pages: dict[Path, dict[str, str]] = {
         COMMANDS / f"{name.replace(' ', '-')}.md": {f"wikiwarden {name}": block}
         for name, block in command_blocks().items()
     }
     pages[CONFIGURATION] = {"wikiwarden.yml": config_block(), "environment": environment_block()}
+    return pages
+
+
+def blocks() -> dict[Path, dict[str, str]]:
+    """Every generated part, by page and key: the reference's, and the outputs (the commands run anew)."""
+    pages = reference_blocks()
+    for page, parts in output_blocks().items():
+        pages.setdefault(page, {}).update(parts)
     return pages
 
 
@@ -269,17 +283,31 @@ def rendered_text(text: str, parts: dict[str, str], page: Path) -> str:
     return text
 
 
+def differing(pages: dict[Path, dict[str, str]]) -> list[str]:
+    """Each page (relative to the repository) whose generated parts differ from `pages`' or have no place in it."""
+    found = []
+    for page, parts in pages.items():
+        try:
+            if page.read_text(encoding="utf-8") != rendered(page, parts):
+                found.append(str(page.relative_to(ROOT)))
+        except (ValueError, FileNotFoundError):
+            found.append(str(page.relative_to(ROOT)))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    args.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each page that differs")
+    mode = args.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="rewrite every page that differs (the default)")
+    mode.add_argument("--check", action="store_true", help="write nothing; exit 1 naming each page that differs")
     options = args.parse_args(argv)
-    stale = []
+    stale, unplaced = [], []
     for page, parts in blocks().items():
         try:
             text = rendered(page, parts)
         except ValueError as exc:
             print(exc, file=sys.stderr)
-            stale.append(page)
+            unplaced.append(page)
             continue
         if page.read_text(encoding="utf-8") != text:
             stale.append(page)
@@ -287,7 +315,9 @@ def main(argv: list[str] | None = None) -> int:
                 page.write_text(text, encoding="utf-8")
     for page in stale:
         print(f"{'differs' if options.check else 'written'}: {page.relative_to(ROOT)}")
-    return 1 if options.check and stale else 0
+    for page in unplaced:
+        print(f"not written (a generated part has no place in it): {page.relative_to(ROOT)}")
+    return 1 if unplaced or (options.check and stale) else 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
-"""The docs site (docs/, mkdocs.yml): its generated reference matches the code, it is a grounded wiki whose claims
+"""The docs site (docs/, mkdocs.yml): its generated reference matches the code, every output it and the README show
+is what the commands print (the getting-started walkthrough run as a script), it is a grounded wiki whose claims
 hold, and what MkDocs publishes leaves the sidecars out.
 
-When the reference test fails, run `python scripts/docs_reference.py` and commit the pages it rewrites. When the
+When the reference or the outputs test fails, run `python scripts/docs_reference.py --write` and commit the pages it
+rewrites (read their diff: a changed output is a changed behaviour the prose around it may have to follow). When the
 claims test fails, read the report: correct the page if the code changed what it says, then `wikiwarden claim
 confirm ID --wiki-dir docs` (or `claim retract ID`). Moved evidence does not fail it.
 """
@@ -9,6 +11,7 @@ confirm ID --wiki-dir docs` (or `claim retract ID`). Moved evidence does not fai
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -33,14 +36,70 @@ def _generator() -> ModuleType:
     return module
 
 
+@pytest.fixture(scope="module")
+def outputs() -> dict[Path, dict[str, str]]:
+    """Every shown output, the commands run anew (the walkthrough and the demo, once for the module)."""
+    blocks: dict[Path, dict[str, str]] = _generator().output_blocks()
+    return blocks
+
+
 def test_the_generated_reference_is_the_codes() -> None:
     generator = _generator()
-    differing = [
-        str(page.relative_to(ROOT))
-        for page, parts in generator.blocks().items()
-        if page.read_text(encoding="utf-8") != generator.rendered(page, parts)
-    ]
-    assert not differing, f"run `python scripts/docs_reference.py`: these pages differ from the code: {differing}"
+    differing = generator.differing(generator.reference_blocks())
+    assert not differing, (
+        f"run `python scripts/docs_reference.py --write`: these pages differ from the code: {differing}"
+    )
+
+
+def test_every_shown_output_is_what_the_command_prints(outputs: dict[Path, dict[str, str]]) -> None:
+    """The getting-started walkthrough, each command page's example and the demo's excerpt (README.md,
+    docs/index.md), run anew: a command whose output changed fails here, naming the page."""
+    generator = _generator()
+    shown = {str(page.relative_to(ROOT)) for page in outputs}
+    assert {"docs/getting-started.md", "README.md", "docs/index.md"} <= shown
+    assert {
+        f"docs/reference/commands/{c}.md" for c in ("init", "check", "claim", "ground", "fix", "okf", "demo")
+    } <= shown
+    differing = generator.differing(outputs)
+    assert not differing, (
+        "run `python scripts/docs_reference.py --write`: the output these pages show is not what the commands "
+        f"print now: {differing}"
+    )
+
+
+def test_a_changed_output_is_found_by_its_page(outputs: dict[Path, dict[str, str]]) -> None:
+    """What the test above relies on: one line of one command's output worded otherwise (as a change to the
+    command would) makes its page, and only its page, differ; written anew, only that block changes."""
+    generator = _generator()
+    page = DOCS / "getting-started.md"
+    block = outputs[page]["getting-started: fix"]
+    line = next(line for line in block.splitlines() if line.startswith("Wrote "))
+    drifted = {**outputs, page: {**outputs[page], "getting-started: fix": block.replace(line, line + " (changed)")}}
+    assert generator.differing(drifted) == ["docs/getting-started.md"]
+    text = page.read_text(encoding="utf-8")
+    again = generator.rendered_text(text, drifted[page], page)
+    assert again != text
+    assert [a for a, b in zip(again.splitlines(), text.splitlines(), strict=True) if a != b] == [line + " (changed)"]
+
+
+def test_the_walkthrough_shows_what_differs_from_run_to_run_as_one_run(
+    outputs: dict[Path, dict[str, str]],
+) -> None:
+    """Claim ids and commit ids are the same on every run (each made from where it first appeared), the same id is
+    the same everywhere it is shown, and no temporary folder is shown."""
+    walkthrough = "\n".join(outputs[DOCS / "getting-started.md"].values())
+    assert "/tmp/" not in walkthrough and "wikiwarden-docs-" not in walkthrough
+    retracted = re.search(r"claim retract (claim_[0-9a-f]{32})", walkthrough)
+    assert retracted is not None
+    assert walkthrough.count(retracted[1]) >= 5  # added, stale in check, named by its next steps, flagged by fix
+    normalize = _generator().output_blocks.__globals__["Normalizer"]("x", Path("/tmp/t"), "/home/you/t")
+    normalize.commits = ["a" * 40, "b" * 40]
+    once = normalize("/tmp/t: claim_" + "1" * 32 + " claim_" + "2" * 32 + " (bbbbbbbbbbbb) 2031-02-03T04:05:06Z")
+    assert once == normalize(
+        "/tmp/t: claim_" + "1" * 32 + " claim_" + "2" * 32 + " (bbbbbbbbbbbb) 2031-02-03T04:05:06Z"
+    )
+    assert once.startswith("/home/you/t: claim_") and "1" * 32 not in once and "b" * 12 not in once
+    assert "2031" not in once and len(set(re.findall(r"claim_[0-9a-f]{32}", once))) == 2
 
 
 def test_every_command_has_its_page_and_every_setting_its_row() -> None:
@@ -65,7 +124,7 @@ def test_a_renamed_flag_changes_its_page() -> None:
     generator = _generator()
     page = DOCS / "reference" / "commands" / "check.md"
     text = page.read_text(encoding="utf-8")
-    parts = generator.blocks()[page]
+    parts = generator.reference_blocks()[page]
     row = next(line for line in parts["wikiwarden check"].splitlines() if line.startswith("| `--"))
     flag = row.split("`")[1]
     edited = text.replace(row, row.replace(f"`{flag}`", f"`{flag}-renamed`", 1), 1)
@@ -79,7 +138,7 @@ def test_a_page_without_the_markers_is_refused() -> None:
     generator = _generator()
     page = DOCS / "reference" / "commands" / "check.md"
     with pytest.raises(ValueError, match="no place for the generated part 'wikiwarden check'"):
-        generator.rendered_text("# check\n\nprose only\n", generator.blocks()[page], page)
+        generator.rendered_text("# check\n\nprose only\n", generator.reference_blocks()[page], page)
 
 
 def test_the_docs_claims_hold() -> None:
@@ -89,8 +148,13 @@ def test_the_docs_claims_hold() -> None:
         pytest.skip("not a git checkout (an unpacked source archive)")
     with repo:
         report = check_repository(repo, overrides=Overrides(wiki_dir="docs"))
-    assert report.summary["claims"] >= 25
+    assert report.summary["claims"] >= 120
     assert not report.needs_attention, render_text(report)
+    grounded_here = {
+        "docs/reference/configuration.md",
+        *(f"docs/reference/commands/{page.name}" for page in (DOCS / "reference" / "commands").glob("*.md")),
+    }
+    assert not grounded_here & set(report.ungrounded_pages), "every command page and the configuration page has claims"
 
 
 def test_the_site_publishes_no_sidecar(tmp_path: Path) -> None:
