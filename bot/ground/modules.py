@@ -83,18 +83,23 @@ def module_moves(
     """The modules and packages git's file renames (old path → new path) renamed, by their old dotted path: each
     renamed Python file's module, and each package all of whose Python files at the base were renamed into one new
     package (a folder renamed: its dotted path follows, with or without `__init__.py`). A module whose old dotted
-    path is still importable at the head (a file or a package left under the old name) is not moved. The cost grows
-    with the files renamed (each question about a folder is a binary search in the sorted Python files)."""
+    path is still importable at the head (a file or a package left under the old name, or one of that dotted path
+    elsewhere: `src/pkg/` moved to `packages/lib/src/pkg/` beside a new `packages/cli/src/pkgcli/`) is not moved.
+    The cost grows with the files renamed (each question about a folder is a binary search in the sorted Python
+    files) and, once a rename is a candidate, with the head's Python files (their dotted paths read once)."""
     moves: dict[str, ModuleMove] = {}
     if not any(path.endswith(_PY_SUFFIXES) for path in renames):
         return moves
     before, renamed_files = _PythonFiles(paths_before), _PythonFiles(renames)
+    at_head = _Modules(paths_after)
     packages: set[str] = set()
     for old_path, new_path in sorted(renames.items()):
         old, new = module_of(old_path, paths_before), module_of(new_path, paths_after)
         folder = _own_folder(old_path)
         if old is None or new is None or old == new or _standard(old) or _importable(folder, paths_after):
             continue
+        if old in at_head.names:
+            continue  # a module of that dotted path is still there, from another place
         moves.setdefault(old, ModuleMove(old, new, old_path, new_path))
         old_parts, new_parts = old.split("."), new.split(".")
         # The packages above it, renamed with it: `pkg.dispatch.table` → `pkg.tables.table` renames `pkg.dispatch`
@@ -104,6 +109,8 @@ def module_moves(
             package, renamed = ".".join(old_parts), ".".join(new_parts)
             if package == renamed or package in moves or _importable(folder, paths_after):
                 break
+            if package in at_head.names:
+                break  # the package is still importable under its name, from another place
             if len(before.under(folder)) != len(renamed_files.under(folder)):
                 break  # a file of it deleted or left: not the whole package renamed
             moves[package] = ModuleMove(package, renamed, old_path, new_path)
@@ -114,6 +121,18 @@ def module_moves(
         if posixpath.basename(move.old_path).startswith("__init__.") or old in packages:
             found[old] = replace(move, left=_left_behind(move, found, before, paths_before))
     return found
+
+
+class _Modules:
+    """The dotted paths of a snapshot's Python modules and packages, read when first asked."""
+
+    def __init__(self, paths: Collection[str]) -> None:
+        self._paths = paths
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        found = (module_of(p, self._paths) for p in self._paths if p.endswith(_PY_SUFFIXES))
+        return frozenset(name for name in found if name is not None)
 
 
 class _PythonFiles:

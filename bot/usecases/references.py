@@ -509,8 +509,8 @@ async def _python_judged(
     if not packages:
         return found
     roots = external_roots(await _settings(source, head, planned.settings), planned.own)
-    base_api = await _api(source, change.base, judge.package_files(base_paths, packages), packages)
-    head_api = await _api(source, head, judge.package_files(head_paths, packages), packages)
+    base_api = await _api(source, change.base, base_paths, packages, planned.own)
+    head_api = await _api(source, head, head_paths, packages, planned.own)
     return judge.evaluate(found, pages, base_api, head_api, roots, base_modules, words)
 
 
@@ -527,14 +527,28 @@ async def _settings(source: Source, head: Snapshot, paths: Iterable[str]) -> dic
     return {path: _text(data) for path, data in _readable(head, present).items()}
 
 
-async def _api(source: Source, snapshot: Snapshot, files: list[str], packages: Collection[str]) -> PythonApi:
-    """The API of `packages` at `snapshot`, loaded once per files and blob ids in this process."""
+async def _api(
+    source: Source, snapshot: Snapshot, paths: Collection[str], named: Collection[str], own: Collection[str]
+) -> PythonApi:
+    """The API of the `named` packages at `snapshot`, with the project's other packages (of `own`) they import from
+    (`judge.imported_packages`, a few rounds), loaded once per files and blob ids in this process."""
+    from ..ground.python import judge  # noqa: PLC0415
     from ..ground.python.api import load_api  # noqa: PLC0415
 
+    packages = set(named)
+    files = judge.package_files(paths, packages)
+    for _ in range(judge.SIBLING_ROUNDS):
+        await source.fetch(snapshot, files)
+        texts = {path: _text(data) for path, data in _readable(snapshot, files).items()}
+        more = judge.imported_packages(texts, own) - packages
+        if not more:
+            break
+        packages |= more
+        files = judge.package_files(paths, packages)
+    await source.fetch(snapshot, files)
     key = tuple((path, snapshot.blob_id(path) or "") for path in files)
     if all(blob for _, blob in key) and key in _APIS:
         return _APIS[key]
-    await source.fetch(snapshot, files)
     texts = {path: _text(data) for path, data in _readable(snapshot, files).items()}
     api = load_api(texts, own=packages, clock=time.monotonic)
     if all(blob for _, blob in key):

@@ -170,6 +170,27 @@ def test_a_src_layout_moved_into_a_monorepo_folder_moves_no_module() -> None:
     assert module_moves(renames, before, after) == {}
 
 
+def test_a_package_still_importable_by_its_dotted_path_elsewhere_is_not_moved_with_a_module_leaving_it() -> None:
+    """A monorepo split: `src/pkg/` goes to `packages/lib/src/pkg/` while its `_internal/cli.py` goes to a sibling
+    package `packages/cli/src/pkgcli/_internal/cli.py`: `pkg` and `pkg._internal` import as before (from another
+    place), only the module that left is moved."""
+    before = {"src/pkg/__init__.py", "src/pkg/_internal/__init__.py", "src/pkg/_internal/cli.py"}
+    after = {
+        "packages/lib/src/pkg/__init__.py",
+        "packages/lib/src/pkg/_internal/__init__.py",
+        "packages/cli/src/pkgcli/__init__.py",
+        "packages/cli/src/pkgcli/_internal/__init__.py",
+        "packages/cli/src/pkgcli/_internal/cli.py",
+    }
+    renames = {
+        "src/pkg/__init__.py": "packages/lib/src/pkg/__init__.py",
+        "src/pkg/_internal/__init__.py": "packages/lib/src/pkg/_internal/__init__.py",
+        "src/pkg/_internal/cli.py": "packages/cli/src/pkgcli/_internal/cli.py",
+    }
+    moves = module_moves(renames, before, after)
+    assert {old: move.new for old, move in moves.items()} == {"pkg._internal.cli": "pkgcli._internal.cli"}
+
+
 def test_the_changes_own_finding_for_a_mention_stands_and_the_moves_add_the_rest() -> None:
     """`pkg.widgets.Panel` removed with its module renamed: removed (the change's definitions say so), not renamed to
     a `pkg.widget_kit.Panel` that does not exist; the module's other mentions are renamed."""

@@ -87,6 +87,18 @@ def package_files(paths: Collection[str], packages: Collection[str]) -> list[str
     return sorted(p for p, name in module_names(paths).items() if name.split(".")[0] in packages)
 
 
+_IMPORTED = re.compile(r"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([A-Za-z_]\w*))", re.M)
+SIBLING_ROUNDS = 3  # rounds of packages a package imports from (re-exports of re-exports), bounded
+
+
+def imported_packages(texts: Mapping[str, str], own: Collection[str]) -> set[str]:
+    """The project's own top-level packages the Python `texts` (path → text) import from by an absolute import
+    (`from pkgcli import *` in `pkg/__init__.py`): a package re-exporting a sibling package of the same repository
+    (a monorepo's `packages/*/src/`) leads into it, so its names are looked up there too."""
+    found = {a or b for text in texts.values() for a, b in _IMPORTED.findall(text)}
+    return found & set(own)
+
+
 def written_root(text: str) -> str | None:
     """The first segment of a name as a page writes it (`json` of `json.dumps()`)."""
     matched = _WRITTEN.match(text.strip().lstrip("~"))

@@ -349,3 +349,36 @@ def test_a_removed_keyword_through_a_re_export_fails_and_another_librarys_keywor
         (8, "pkg.AsyncHTTPTransport(backend=...)", "pkg.AsyncHTTPTransport(backend=)", True)
     ]  # anyio.run's `backend` is anyio's
     assert code == 1, out
+
+
+def test_a_name_re_exported_from_a_sibling_package_of_the_repository_is_alive(repo: GitRepo, cli) -> None:
+    """A monorepo split: `main` and `get_parser` move into a sibling package `pkgcli` (packages/cli/src/) that
+    `pkg/__init__.py` re-exports with a wildcard import; `pkg.main` and a block's `from pkg import get_parser`
+    still resolve. `dump`, which the sibling does not export, is gone: that block's import fails."""
+    project(
+        repo,
+        {
+            "src/pkg/__init__.py": "from pkg._cli import dump, get_parser, main\n",
+            "src/pkg/_cli.py": "def main():\n    return 0\n\n\ndef get_parser():\n    return None\n\n\n"
+            "def dump():\n    return 1\n",
+        },
+        {
+            "docs/cli.md": "# CLI\n\nRun `pkg.main()`.\n\n```python\nfrom pkg import get_parser\n```\n\n"
+            "```python\nfrom pkg import dump\n```\n",
+        },
+    )
+    repo.remove("src/pkg/__init__.py")
+    repo.remove("src/pkg/_cli.py")
+    repo.write(
+        "packages/lib/src/pkg/__init__.py",
+        '"""The library."""\n\ntry:\n    from pkgcli import *  # noqa: F403\nexcept ImportError:\n    pass\n',
+    )
+    repo.write(
+        "packages/cli/src/pkgcli/__init__.py",
+        'from pkgcli._cli import get_parser, main\n\n__all__ = ["get_parser", "main"]\n',
+    )
+    repo.write("packages/cli/src/pkgcli/_cli.py", "def main():\n    return 0\n\n\ndef get_parser():\n    return None\n")
+    repo.commit("the command line goes into its own package of the repository")
+    code, out, found = failing(cli, repo)
+    assert code == 1, out
+    assert [(r["text"], r["attention"]) for r in found] == [("from pkg import dump", True)], out

@@ -8,6 +8,7 @@ from bot.claims.results import BrokenReference
 from bot.ground.python.api import load_api
 from bot.ground.python.judge import (
     block_breakage,
+    imported_packages,
     judged,
     kind_of,
     outside,
@@ -161,3 +162,11 @@ def test_packages_named_by_references_and_blocks() -> None:
     assert packages_named([], {"docs/a.md": PAGE}, planned, modules) == {"pkg"}  # `json` is not the project's
     assert packages_named([], {"docs/a.md": PAGE}, planned, modules, words={"parse_url"}) == {"pkg"}
     assert packages_named([], {"docs/a.md": PAGE}, planned, modules, words={"dumps"}) == set()
+
+
+def test_the_projects_own_packages_a_package_imports_from_are_the_absolute_imports_naming_one() -> None:
+    texts = {
+        "packages/lib/src/pkg/__init__.py": "try:\n    from pkgcli import *\nexcept ImportError:\n    pass\n",
+        "packages/lib/src/pkg/io.py": "import json\nfrom . import tools\nimport pkgdata.loaders\nfrom os import path\n",
+    }
+    assert imported_packages(texts, {"pkg", "pkgcli", "pkgdata", "unused"}) == {"pkgcli", "pkgdata"}
