@@ -17,6 +17,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from cachetools import LRUCache
+
 from ..claims.errors import UnreadableFileError
 from ..claims.ignore import IgnoreRules
 from ..claims.options import SweepOptions
@@ -480,8 +482,7 @@ async def _dead_mentions(
 
 # The APIs griffe loaded, by the files and blob ids they were loaded from: a snapshot's load is paid once in a
 # process (a check of a pull request's base and head, a fix after a check).
-_APIS: dict[tuple[tuple[str, str], ...], PythonApi] = {}
-_APIS_KEPT = 4
+_APIS: LRUCache[tuple[tuple[str, str], ...], PythonApi] = LRUCache(maxsize=4)
 
 
 async def _python_judged(
@@ -552,8 +553,6 @@ async def _api(
     texts = {path: _text(data) for path, data in _readable(snapshot, files).items()}
     api = load_api(texts, own=packages, clock=time.monotonic)
     if all(blob for _, blob in key):
-        while len(_APIS) >= _APIS_KEPT:
-            _APIS.pop(next(iter(_APIS)))
         _APIS[key] = api
     return api
 
